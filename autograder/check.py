@@ -1,0 +1,97 @@
+"""``check``: run a student's notebook and list each graded cell's visible result, with hints."""
+
+from __future__ import annotations
+
+import re
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import nbformat
+from nbclient import NotebookClient
+from nbclient.exceptions import CellTimeoutError, DeadKernelError
+
+from . import notebooks, settings
+
+_ANSI = re.compile(r"\x1b\[[0-9;]*m")
+
+
+@dataclass
+class CheckRow:
+    cell: str
+    points: float
+    passed: bool
+    message: str
+
+
+def _error_message(cell) -> str | None:
+    for output in cell.get("outputs", []):
+        if output.get("output_type") == "error":
+            return _ANSI.sub("", f"{output.get('ename', 'Error')}: {output.get('evalue', '')}").strip()
+    return None
+
+
+def _first_error_before(nb, index: int) -> str | None:
+    """The first failing non-test cell above ``index`` (an unfinished exercise, usually)."""
+    for cell in nb.cells[:index]:
+        if cell.cell_type == "code" and not notebooks.is_test_cell(cell):
+            message = _error_message(cell)
+            if message:
+                return message
+    return None
+
+
+def run_checks(path: Path, cell_timeout: int = settings.CELL_TIMEOUT_S) -> tuple[list[CheckRow], float]:
+    nb = notebooks.read(path)
+    client = NotebookClient(nb, timeout=cell_timeout, kernel_name="python3", allow_errors=True,
+                            resources={"metadata": {"path": str(path.parent)}})
+    start = time.monotonic()
+    try:
+        client.execute()
+    except (CellTimeoutError, DeadKernelError) as exc:
+        print(f"warning: the run stopped early ({type(exc).__name__}); cells after that count as not run")
+    rows = []
+    for index, cell in enumerate(nb.cells):
+        if not notebooks.is_test_cell(cell):
+            continue
+        meta = notebooks.grading(cell)
+        ran = cell.get("execution_count") is not None
+        message = _error_message(cell) if ran else "not run (the notebook stopped before this cell)"
+        if message and message.startswith("NotImplementedError"):
+            message = "not done yet: replace `raise NotImplementedError()` in the exercise above with your code"
+        elif message and message.startswith("NameError"):
+            earlier = _first_error_before(nb, index)
+            if earlier and "NotImplementedError" in earlier:
+                message = "not done yet: an exercise above still raises NotImplementedError"
+        rows.append(CheckRow(meta["grade_id"], float(meta.get("points", 0)), message is None, message or ""))
+    return rows, time.monotonic() - start
+
+
+def format_table(rows: list[CheckRow]) -> str:
+    width = max([len(r.cell) for r in rows] + [4])
+    lines = [f"{'cell':<{width}}  points  result"]
+    for r in rows:
+        first, *rest = (r.message or "passed").splitlines()
+        lines.append(f"{r.cell:<{width}}  {r.points:>6g}  {'PASS' if r.passed else 'FAIL'}  {'' if r.passed else first}")
+        lines.extend(f"{'':<{width}}  {'':>6}        {line}" for line in rest if line.strip())
+    earned = sum(r.points for r in rows if r.passed)
+    total = sum(r.points for r in rows)
+    lines.append(f"Visible checks: {earned:g} / {total:g} points. Hidden tests run only when the instructor grades.")
+    return "\n".join(lines)
+
+
+def check(path: Path) -> int:
+    path = Path(path).resolve()
+    if not path.is_file():
+        raise SystemExit(f"{path} does not exist: give the path of a lesson notebook, e.g. lessons/01_tensors/01_tensors.ipynb")
+    try:
+        rows, seconds = run_checks(path)
+    except nbformat.reader.NotJSONError:
+        raise SystemExit(f"{path} is not a valid notebook (not JSON). Restore it from your last checkpoint "
+                         "(File > Revert Notebook to Checkpoint) or re-download the lesson.")
+    if not rows:
+        print(f"{path.name} has no graded cells.")
+        return 0
+    print(format_table(rows))
+    print(f"(ran in {seconds:.1f} s)")
+    return 0 if all(r.passed for r in rows) else 1

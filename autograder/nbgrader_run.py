@@ -1,0 +1,77 @@
+"""Running nbgrader's command line in a course folder, bounded in time, leaving nothing behind."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import psutil
+
+from . import settings
+
+
+@dataclass
+class RunResult:
+    returncode: int | None  # None when the run was killed for taking too long
+    output: str
+    timed_out: bool
+
+
+def write_config(root: Path, *, source: str = "source", release: str = "release",
+                 cell_timeout: int = settings.CELL_TIMEOUT_S) -> None:
+    """An nbgrader_config.py for a grading folder, with the course's settings."""
+    (root / "nbgrader_config.py").write_text(
+        "from autograder.settings import configure\n"
+        f"configure(get_config(), source={source!r}, release={release!r}, cell_timeout={cell_timeout!r})\n",
+        encoding="utf-8",
+    )
+
+
+def _environment() -> dict[str, str]:
+    env = dict(os.environ)
+    # nbgrader calls `alembic` by name: the interpreter's own bin/ must come first on PATH.
+    env["PATH"] = str(Path(sys.executable).parent) + os.pathsep + env.get("PATH", "")
+    env.setdefault("PYTHONUNBUFFERED", "1")
+    return env
+
+
+def kill_tree(pid: int) -> None:
+    """Kill a process, its process group and every descendant still running (kernels included)."""
+    try:
+        parent = psutil.Process(pid)
+        family = parent.children(recursive=True) + [parent]
+    except psutil.NoSuchProcess:
+        family = []
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+    for proc in family:
+        try:
+            proc.kill()
+        except psutil.NoSuchProcess:
+            pass
+    psutil.wait_procs(family, timeout=5)
+
+
+def nbgrader(args: list[str], root: Path, timeout: float | None = None) -> RunResult:
+    """Run ``nbgrader ARGS`` in ``root``; kill the whole process tree if it outlives ``timeout``."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "nbgrader", *args],
+        cwd=root, env=_environment(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+        stdin=subprocess.DEVNULL, text=True, errors="replace", start_new_session=True,
+    )
+    try:
+        output, _ = proc.communicate(timeout=timeout)
+        return RunResult(proc.returncode, output, timed_out=False)
+    except subprocess.TimeoutExpired:
+        kill_tree(proc.pid)
+        output, _ = proc.communicate()
+        return RunResult(None, output, timed_out=True)
+    finally:
+        if proc.poll() is None:
+            kill_tree(proc.pid)

@@ -1,0 +1,91 @@
+"""Reading, tidying and writing notebooks so that diffs stay small and releases byte-identical."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from pathlib import Path
+from typing import Iterator
+
+import nbformat
+from nbformat import NotebookNode
+
+NBGRADER_SCHEMA_VERSION = 3
+_VALID_ID = re.compile(r"^[a-zA-Z0-9-_]{1,64}$")  # what nbformat 4.5 allows for a cell id
+
+
+def read(path: str | Path) -> NotebookNode:
+    return nbformat.read(str(path), as_version=4)
+
+
+def dumps(nb: NotebookNode) -> str:
+    """One canonical text form: nbformat's own layout plus a final newline."""
+    text = nbformat.writes(nb)
+    return text if text.endswith("\n") else text + "\n"
+
+
+def write(nb: NotebookNode, path: str | Path) -> bool:
+    """Write ``nb`` to ``path`` only if the text changes; return whether it did."""
+    path = Path(path)
+    text = dumps(nb)
+    if path.exists() and path.read_text(encoding="utf-8") == text:
+        return False
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    return True
+
+
+def grading(cell: NotebookNode) -> dict:
+    """The cell's nbgrader metadata ({} when it has none)."""
+    return cell.get("metadata", {}).get("nbgrader", {}) or {}
+
+
+def is_test_cell(cell: NotebookNode) -> bool:
+    """An autograded test cell: graded, not a solution, code."""
+    meta = grading(cell)
+    return cell.cell_type == "code" and bool(meta.get("grade")) and not meta.get("solution")
+
+
+def is_solution_cell(cell: NotebookNode) -> bool:
+    return bool(grading(cell).get("solution"))
+
+
+def test_cells(nb: NotebookNode) -> Iterator[NotebookNode]:
+    return (cell for cell in nb.cells if is_test_cell(cell))
+
+
+def tidy(nb: NotebookNode) -> NotebookNode:
+    """Make a source notebook canonical, in place.
+
+    - graded and solution cells get their ``grade_id`` as cell id (stable across edits);
+    - other cells keep a valid, unique id, or get one derived from their position and text;
+    - nbgrader metadata carries ``schema_version`` 3;
+    - outputs and execution counts are cleared (the source is code, not a record of a run);
+    - kernel and language metadata are fixed to the course's Python 3 kernel.
+    """
+    nb.nbformat, nb.nbformat_minor = 4, max(nb.get("nbformat_minor", 5), 5)
+    seen: set[str] = set()
+    for index, cell in enumerate(nb.cells):
+        meta = grading(cell)
+        if meta:
+            meta["schema_version"] = NBGRADER_SCHEMA_VERSION
+            cell_id = meta.get("grade_id")
+        else:
+            cell_id = cell.get("id")
+            if not cell_id or not _VALID_ID.match(cell_id) or cell_id in seen:
+                digest = hashlib.sha1(cell.source.encode("utf-8")).hexdigest()[:8]
+                cell_id = f"cell-{index:02d}-{digest}"
+        if cell_id in seen:
+            raise ValueError(f"two cells share the id {cell_id!r}: every grade_id must be unique in a notebook")
+        seen.add(cell_id)
+        cell["id"] = cell_id
+        if cell.cell_type == "code":
+            cell.outputs = []
+            cell.execution_count = None
+        cell.metadata.pop("execution", None)
+        cell.metadata.pop("collapsed", None)
+    nb.metadata = NotebookNode({
+        "kernelspec": {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"},
+        "language_info": {"name": "python"},
+    })
+    return nb

@@ -1,0 +1,16 @@
+"""coursekit: the helpers every notebook of the course imports.
+
+One place for each helper: data (``coursekit.data``), checks for test cells (``coursekit.checks``),
+seeding (``coursekit.seeding``), timing (``coursekit.timing``), plots (``coursekit.plots``) and the
+environment report (``coursekit.environment``).
+"""
+
+from .checks import CheckFailed, check, check_close, check_device, check_dtype, check_equal, check_shape, rel_error
+from .environment import environment_report, pick_device
+from .seeding import set_seed
+from .timing import Timer, measure, synchronize
+
+__all__ = [
+    "CheckFailed", "check", "check_close", "check_device", "check_dtype", "check_equal", "check_shape",
+    "rel_error", "environment_report", "pick_device", "set_seed", "Timer", "measure", "synchronize",
+]

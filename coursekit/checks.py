@@ -1,0 +1,190 @@
+"""Checks that the notebooks' test cells call.
+
+Each check either prints a one-line confirmation or raises :class:`CheckFailed` with what was
+expected, what was found, and a hint a beginner can act on. ``CheckFailed`` is an ``AssertionError``,
+so nbgrader counts it as a failed test like any other.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+import torch
+
+__all__ = [
+    "CheckFailed",
+    "check",
+    "check_tensor",
+    "check_shape",
+    "check_dtype",
+    "check_device",
+    "check_close",
+    "check_equal",
+    "rel_error",
+    "shape_hint",
+    "passed",
+]
+
+
+class CheckFailed(AssertionError):
+    """A check did not pass; the message says what to look at."""
+
+    def __init__(self, what: str, hint: str | None = None):
+        self.what = what
+        self.hint = hint
+        super().__init__(what + (f"\nHint: {hint}" if hint else ""))
+
+
+def passed(message: str) -> None:
+    """Print a confirmation line for a check that passed."""
+    print(f"\u2713 {message}")
+
+
+def check(condition: Any, what: str, hint: str | None = None) -> None:
+    """Fail with ``what`` (and ``hint``) unless ``condition`` is true."""
+    if not condition:
+        raise CheckFailed(what, hint)
+
+
+def _describe(value: Any) -> str:
+    if value is None:
+        return "None"
+    if isinstance(value, torch.Tensor):
+        return f"a tensor of shape {tuple(value.shape)} and dtype {value.dtype}"
+    return f"a {type(value).__name__}"
+
+
+def check_tensor(value: Any, name: str = "result") -> torch.Tensor:
+    """Fail unless ``value`` is a tensor; returns it, so checks can chain."""
+    if isinstance(value, torch.Tensor):
+        return value
+    if value is None:
+        hint = "a function without a `return` statement gives back None: did you forget to return the result?"
+    elif isinstance(value, (list, tuple)):
+        hint = "wrap it with torch.tensor(...) or torch.stack(...), or use tensor operations from the start."
+    else:
+        hint = "use torch operations so the result stays a tensor (no .item(), .tolist() or .numpy())."
+    raise CheckFailed(f"{name} should be a torch.Tensor, got {_describe(value)}.", hint)
+
+
+def shape_hint(actual: Sequence[int], expected: Sequence[int]) -> str | None:
+    """A guess at the mistake that turns ``expected`` into ``actual``, or None."""
+    actual, expected = tuple(actual), tuple(expected)
+    if len(actual) == len(expected) and sorted(actual) == sorted(expected):
+        if actual == expected[::-1]:
+            return (
+                "the sizes are reversed: did you swap the arguments of `view`/`reshape`, "
+                "or transpose when you did not need to?"
+            )
+        return "the same sizes in another order: check the order of the dimensions you passed to `permute`/`view`."
+    squeezed_a = tuple(s for s in actual if s != 1)
+    squeezed_e = tuple(s for s in expected if s != 1)
+    if squeezed_a == squeezed_e:
+        return "only a dimension of size 1 differs: look at `unsqueeze`/`squeeze` or `keepdim=`."
+    prod_a = 1
+    for s in actual:
+        prod_a *= s
+    prod_e = 1
+    for s in expected:
+        prod_e *= s
+    if prod_a == prod_e:
+        return "the same number of elements arranged differently: check the sizes you gave `view`/`reshape`."
+    if len(actual) == len(expected) - 1:
+        return "one dimension is missing: did a reduction (sum, mean, max) drop it? Try `keepdim=True`."
+    if len(actual) == len(expected) + 1:
+        return "there is one dimension too many: was a size-1 dimension added, or a reduction forgotten?"
+    if prod_a > prod_e:
+        return "the result is larger than expected: broadcasting may have combined two tensors you meant to match element by element."
+    return None
+
+
+def check_shape(value: Any, expected: Sequence[int], name: str = "result", hint: str | None = None) -> None:
+    tensor = check_tensor(value, name)
+    actual, expected = tuple(tensor.shape), tuple(expected)
+    if actual != expected:
+        raise CheckFailed(
+            f"{name} should have shape {expected}, got {actual}.", hint or shape_hint(actual, expected)
+        )
+
+
+def _dtype_hint(actual: torch.dtype, expected: torch.dtype) -> str:
+    if actual == torch.float64 and expected == torch.float32:
+        return "float64 usually comes from NumPy (torch.from_numpy keeps it): add `.float()` or pass dtype=torch.float32."
+    if expected.is_floating_point and not actual.is_floating_point:
+        return "integer inputs give integer tensors (torch.arange(5), torch.tensor([1, 2])): pass dtype=torch.float32 or call `.float()`."
+    if actual.is_floating_point and not expected.is_floating_point:
+        return "class labels and indices must be integers: use `.long()` (int64)."
+    return f"convert with `.to({expected})`."
+
+
+def check_dtype(value: Any, expected: torch.dtype, name: str = "result") -> None:
+    tensor = check_tensor(value, name)
+    if tensor.dtype != expected:
+        raise CheckFailed(f"{name} should have dtype {expected}, got {tensor.dtype}.", _dtype_hint(tensor.dtype, expected))
+
+
+def check_device(value: Any, expected: torch.device | str, name: str = "result") -> None:
+    tensor = check_tensor(value, name)
+    expected = torch.device(expected)
+    if tensor.device.type != expected.type or (expected.index is not None and tensor.device != expected):
+        raise CheckFailed(
+            f"{name} should be on device {expected}, got {tensor.device}.",
+            "never write 'cpu' or 'cuda' inside a function: take the device from an input "
+            "(`x.device`) or from a `device` argument, and create new tensors with `device=`.",
+        )
+
+
+def rel_error(actual: torch.Tensor, expected: torch.Tensor) -> float:
+    """Largest elementwise relative error, |a - e| / max(|a| + |e|, 1e-12)."""
+    a = actual.detach().double().cpu()
+    e = expected.detach().double().cpu()
+    return ((a - e).abs() / (a.abs() + e.abs()).clamp_min(1e-12)).max().item()
+
+
+def check_close(
+    actual: Any,
+    expected: Any,
+    *,
+    rtol: float = 1e-5,
+    atol: float = 1e-8,
+    name: str = "result",
+    hint: str | None = None,
+    quiet: bool = False,
+) -> float:
+    """Compare like ``torch.allclose`` after shape and dtype checks; print the error measured.
+
+    Returns the largest relative error.
+    """
+    actual = check_tensor(actual, name)
+    expected = torch.as_tensor(expected)
+    check_shape(actual, expected.shape, name)
+    if actual.dtype.is_floating_point != expected.dtype.is_floating_point:
+        check_dtype(actual, expected.dtype, name)
+    a = actual.detach().cpu().to(torch.float64)
+    e = expected.detach().cpu().to(torch.float64)
+    abs_err = (a - e).abs().max().item() if a.numel() else 0.0
+    rel = rel_error(a, e) if a.numel() else 0.0
+    if not torch.allclose(a, e, rtol=rtol, atol=atol, equal_nan=False):
+        worst = int((a - e).abs().flatten().argmax()) if a.numel() else 0
+        raise CheckFailed(
+            f"{name} differs from the expected values: max abs error {abs_err:.3g}, max relative error {rel:.3g} "
+            f"(allowed: rtol={rtol:g}, atol={atol:g}); first bad element at flat index {worst}: "
+            f"got {a.flatten()[worst].item():.6g}, expected {e.flatten()[worst].item():.6g}.",
+            hint,
+        )
+    if not quiet:
+        passed(f"{name} matches (max abs error {abs_err:.2e}, max relative error {rel:.2e})")
+    return rel
+
+
+def check_equal(actual: Any, expected: Any, name: str = "result", hint: str | None = None) -> None:
+    """Exact equality for plain values (numbers, strings, tuples) and for tensors."""
+    if isinstance(expected, torch.Tensor):
+        actual = check_tensor(actual, name)
+        check_shape(actual, expected.shape, name)
+        check_dtype(actual, expected.dtype, name)
+        ok = torch.equal(actual.cpu(), expected.cpu())
+    else:
+        ok = actual == expected
+    if not ok:
+        raise CheckFailed(f"{name} should be {expected!r}, got {actual!r}.", hint)

@@ -1,0 +1,357 @@
+"""Get MNIST and Fashion-MNIST as their original IDX ``.gz`` files, and read them.
+
+Where a file comes from, in this order:
+
+1. a local folder named by an environment variable (``COURSEKIT_MNIST_DIR`` or
+   ``COURSEKIT_FASHION_MNIST_DIR``): read only, never written to;
+2. the cache folder (``COURSEKIT_CACHE``, default ``~/.cache/coursekit``), one sub-folder per data set;
+3. the download mirrors, tried in turn; a download lands in a temporary file in the cache folder and
+   is renamed into place only after its MD5 matches, so a cut connection never leaves a half file.
+
+Every file is checked against the MD5 of the original distribution before it is used.
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import http.client
+import math
+import os
+import struct
+import tempfile
+import urllib.error
+import urllib.request
+import zlib
+from dataclasses import dataclass
+from pathlib import Path
+
+import torch
+
+__all__ = [
+    "DATASETS",
+    "DataNotFoundError",
+    "ChecksumError",
+    "IDXFormatError",
+    "dataset_files",
+    "fetch_file",
+    "read_idx",
+    "load_images",
+    "load_labels",
+    "load_split",
+    "describe_sources",
+]
+
+
+class DataNotFoundError(FileNotFoundError):
+    """No local copy, no cached copy, and no mirror could serve the file."""
+
+
+class ChecksumError(ValueError):
+    """A file's MD5 differs from the original distribution's."""
+
+
+class IDXFormatError(ValueError):
+    """A file is not a valid (gzipped) IDX file."""
+
+
+@dataclass(frozen=True)
+class DatasetInfo:
+    name: str
+    env_var: str
+    md5s: dict[str, str]  # file name -> MD5 of the .gz file
+    mirrors: tuple[str, ...]  # base URLs, each ending in "/"
+
+    def filename(self, split: str, kind: str) -> str:
+        prefix = {"train": "train", "test": "t10k"}[split]
+        suffix = {"images": "images-idx3-ubyte.gz", "labels": "labels-idx1-ubyte.gz"}[kind]
+        return f"{prefix}-{suffix}"
+
+
+DATASETS: dict[str, DatasetInfo] = {
+    "mnist": DatasetInfo(
+        name="mnist",
+        env_var="COURSEKIT_MNIST_DIR",
+        md5s={
+            "train-images-idx3-ubyte.gz": "f68b3c2dcbeaaa9fbdd348bbdeb94873",
+            "train-labels-idx1-ubyte.gz": "d53e105ee54ea40749a09fcbcd1e9432",
+            "t10k-images-idx3-ubyte.gz": "9fb629c4189551a2d022fa330f9573f3",
+            "t10k-labels-idx1-ubyte.gz": "ec29112dd5afa0611ce80d1b7f02629c",
+        },
+        mirrors=(
+            "https://ossci-datasets.s3.amazonaws.com/mnist/",
+            "https://storage.googleapis.com/cvdf-datasets/mnist/",
+            "http://yann.lecun.com/exdb/mnist/",
+        ),
+    ),
+    "fashion-mnist": DatasetInfo(
+        name="fashion-mnist",
+        env_var="COURSEKIT_FASHION_MNIST_DIR",
+        md5s={
+            "train-images-idx3-ubyte.gz": "8d4fb7e6c68d591d4c3dfef9ec88bf0d",
+            "train-labels-idx1-ubyte.gz": "25c81989df183df01b3e8a0aad5dffbe",
+            "t10k-images-idx3-ubyte.gz": "bef4ecab320f06d8554ea6380940ec79",
+            "t10k-labels-idx1-ubyte.gz": "bb300cfdad3c16e7a12a480ee83cd310",
+        },
+        mirrors=(
+            "http://fashion-mnist.s3-website.eu-central-1.amazonaws.com/",
+            "https://github.com/zalandoresearch/fashion-mnist/raw/master/data/fashion/",
+        ),
+    ),
+}
+
+_DOWNLOAD_TIMEOUT_S = 30
+_CHUNK = 1 << 16
+
+
+def _info(dataset: str) -> DatasetInfo:
+    try:
+        return DATASETS[dataset]
+    except KeyError:
+        raise ValueError(f"unknown data set {dataset!r}: choose one of {sorted(DATASETS)}") from None
+
+
+def cache_root() -> Path:
+    """The folder downloads are kept in (``COURSEKIT_CACHE`` or ``~/.cache/coursekit``)."""
+    return Path(os.environ.get("COURSEKIT_CACHE", Path.home() / ".cache" / "coursekit")).expanduser()
+
+
+def local_dir(dataset: str) -> Path | None:
+    """The local folder set for ``dataset`` by its environment variable, if any."""
+    value = os.environ.get(_info(dataset).env_var, "").strip()
+    return Path(value).expanduser() if value else None
+
+
+def md5sum(path: Path) -> str:
+    digest = hashlib.md5()
+    with open(path, "rb") as f:
+        for chunk in iter(lambda: f.read(_CHUNK), b""):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def _offline_help(info: DatasetInfo) -> str:
+    names = "\n".join(f"    {name}" for name in info.md5s)
+    return (
+        f"To work offline, put these four files (unchanged, still gzipped) in one folder:\n{names}\n"
+        f"and point {info.env_var} at it, for example\n"
+        f"    export {info.env_var}=/path/to/{info.name}\n"
+        f"(in a notebook: os.environ[{info.env_var!r}] = '/path/to/{info.name}' before loading), "
+        f"or copy them into {cache_root() / info.name}."
+    )
+
+
+def _download(url: str, target: Path, expected_md5: str, progress: bool) -> None:
+    """Download ``url`` to ``target`` through a temporary file; raise on any failure."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp_name = tempfile.mkstemp(prefix=target.name + ".", suffix=".part", dir=target.parent)
+    tmp = Path(tmp_name)
+    try:
+        request = urllib.request.Request(url, headers={"User-Agent": "coursekit"})
+        # Wrap the descriptor before connecting, so that a failed connection does not leak it.
+        with os.fdopen(fd, "wb") as out, urllib.request.urlopen(request, timeout=_DOWNLOAD_TIMEOUT_S) as response:
+            total = int(response.headers.get("Content-Length") or 0) or None
+            digest = hashlib.md5()
+            bar = _progress_bar(total, target.name, enabled=progress)
+            try:
+                for chunk in iter(lambda: response.read(_CHUNK), b""):
+                    out.write(chunk)
+                    digest.update(chunk)
+                    bar.update(len(chunk))
+            finally:
+                bar.close()
+        actual = digest.hexdigest()
+        if actual != expected_md5:
+            raise ChecksumError(
+                f"checksum mismatch: got MD5 {actual}, expected {expected_md5}; "
+                "the download was removed (the mirror served a different or damaged file)"
+            )
+        os.replace(tmp, target)
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
+def _progress_bar(total: int | None, desc: str, enabled: bool):
+    from tqdm.auto import tqdm
+
+    return tqdm(total=total, desc=desc, unit="B", unit_scale=True, disable=not enabled, leave=False)
+
+
+def fetch_file(
+    dataset: str,
+    filename: str,
+    *,
+    mirrors: list[str] | tuple[str, ...] | None = None,
+    download: bool = True,
+    progress: bool = True,
+) -> Path:
+    """Return a verified local path to one original file of ``dataset``.
+
+    ``mirrors`` replaces the built-in list of base URLs (tests use a local server).
+    """
+    info = _info(dataset)
+    if filename not in info.md5s:
+        raise ValueError(f"{filename!r} is not a file of {dataset}: expected one of {sorted(info.md5s)}")
+    expected = info.md5s[filename]
+    tried: list[str] = []
+
+    # 1. The local folder: read only. A wrong file there is reported, never deleted.
+    folder = local_dir(dataset)
+    if folder is not None:
+        if not folder.is_dir():
+            raise DataNotFoundError(
+                f"{info.env_var} is set to {str(folder)!r}, which is not a folder. "
+                f"Fix the path or unset {info.env_var}.\n" + _offline_help(info)
+            )
+        candidate = folder / filename
+        if candidate.is_file():
+            actual = md5sum(candidate)
+            if actual != expected:
+                raise ChecksumError(
+                    f"{candidate} has MD5 {actual}, but the original {filename} has MD5 {expected}. "
+                    "The file is damaged or is not the original (it must stay gzipped). It was left in "
+                    f"place because it is yours: replace it with the original, or unset {info.env_var}."
+                )
+            return candidate
+        tried.append(f"local folder {folder} ({info.env_var}): no {filename} there")
+    else:
+        tried.append(f"local folder: {info.env_var} is not set")
+
+    # 2. The cache: ours to manage, so a damaged file is removed and fetched again.
+    cached = cache_root() / info.name / filename
+    if cached.is_file():
+        actual = md5sum(cached)
+        if actual == expected:
+            return cached
+        cached.unlink()
+        tried.append(f"cache {cached}: MD5 {actual} did not match {expected}, so the file was removed")
+    else:
+        tried.append(f"cache {cached}: not there")
+
+    # 3. The mirrors, in order.
+    if not download:
+        tried.append("download: switched off (download=False)")
+    else:
+        for base in mirrors if mirrors is not None else info.mirrors:
+            url = base.rstrip("/") + "/" + filename
+            try:
+                _download(url, cached, expected, progress)
+                return cached
+            except ChecksumError as exc:
+                tried.append(f"{url}: {exc}")
+            except (urllib.error.URLError, OSError, TimeoutError, http.client.HTTPException) as exc:
+                reason = getattr(exc, "reason", None) or exc
+                tried.append(f"{url}: {type(exc).__name__}: {reason}")
+
+    lines = "\n".join(f"  - {t}" for t in tried)
+    raise DataNotFoundError(f"Could not get {dataset} file {filename}. Tried:\n{lines}\n" + _offline_help(info))
+
+
+def dataset_files(dataset: str, **kwargs) -> dict[str, Path]:
+    """Fetch (or find) all four files of ``dataset``; returns {file name: path}."""
+    return {name: fetch_file(dataset, name, **kwargs) for name in _info(dataset).md5s}
+
+
+# --- reading IDX files -------------------------------------------------------------------------
+
+# The third byte of the magic number names the element type (LeCun's IDX description).
+_IDX_DTYPES = {
+    0x08: (torch.uint8, 1),
+    0x09: (torch.int8, 1),
+    0x0B: (torch.int16, 2),
+    0x0C: (torch.int32, 4),
+    0x0D: (torch.float32, 4),
+    0x0E: (torch.float64, 8),
+}
+
+
+def _read_bytes(path: Path) -> bytes:
+    if path.suffix != ".gz":
+        return path.read_bytes()
+    try:
+        with gzip.open(path, "rb") as f:
+            return f.read()
+    except (OSError, EOFError, zlib.error) as exc:
+        raise IDXFormatError(
+            f"{path}: cannot be decompressed ({type(exc).__name__}: {exc}). The file is damaged or was "
+            "cut short while copying or downloading: delete it and fetch it again."
+        ) from exc
+
+
+def read_idx(path: str | Path, expected_ndim: int | None = None) -> torch.Tensor:
+    """Read an IDX file (optionally gzipped) into a tensor of the shape its header gives.
+
+    The header is 4 magic bytes (0, 0, element type, number of dimensions), then one big-endian
+    uint32 per dimension; the body holds the elements in row-major order.
+    """
+    path = Path(path)
+    raw = _read_bytes(path)
+    if len(raw) < 4:
+        raise IDXFormatError(f"{path}: only {len(raw)} bytes, too short for an IDX header (4 bytes or more).")
+    zero, type_code, ndim = struct.unpack(">HBB", raw[:4])
+    if zero != 0 or type_code not in _IDX_DTYPES or ndim == 0:
+        raise IDXFormatError(
+            f"{path}: bad magic number 0x{raw[:4].hex()} (an IDX file starts with 00 00, a type code "
+            "such as 08 for uint8, and its number of dimensions). This is not an IDX file, or it was "
+            "read without decompressing it."
+        )
+    header_len = 4 + 4 * ndim
+    if len(raw) < header_len:
+        raise IDXFormatError(f"{path}: header says {ndim} dimensions, but the file ends inside the header.")
+    dims = struct.unpack(f">{ndim}I", raw[4:header_len])
+    if expected_ndim is not None and ndim != expected_ndim:
+        kinds = {1: "a label file (1 dimension)", 3: "an image file (3 dimensions)"}
+        raise IDXFormatError(
+            f"{path}: expected {kinds.get(expected_ndim, f'{expected_ndim} dimensions')}, found "
+            f"{kinds.get(ndim, f'{ndim} dimensions')}. Did you swap the images and labels files?"
+        )
+    dtype, itemsize = _IDX_DTYPES[type_code]
+    expected_bytes = math.prod(dims) * itemsize
+    body = len(raw) - header_len
+    if body != expected_bytes:
+        cause = "truncated: the file was cut short" if body < expected_bytes else "it has extra bytes at the end"
+        raise IDXFormatError(
+            f"{path}: header promises shape {tuple(dims)} = {expected_bytes} bytes of data, the file holds "
+            f"{body} ({cause}). Delete it and fetch it again."
+        )
+    if expected_bytes == 0:  # torch.frombuffer refuses count=0
+        return torch.empty(dims, dtype=dtype)
+    tensor = torch.frombuffer(bytearray(raw), dtype=torch.uint8, offset=header_len, count=expected_bytes)
+    if itemsize > 1:  # multi-byte IDX elements are big-endian
+        tensor = tensor.view(-1, itemsize).flip(-1).contiguous().view(dtype)
+    return tensor.view(dims)
+
+
+def load_images(path: str | Path) -> torch.Tensor:
+    """Images as float32 in [0, 1], shape (N, rows*cols)."""
+    images = read_idx(path, expected_ndim=3)  # (N, 28, 28) uint8
+    return images.reshape(images.shape[0], -1).float() / 255.0  # (N, 784) float32
+
+
+def load_labels(path: str | Path) -> torch.Tensor:
+    """Labels as int64, shape (N,)."""
+    return read_idx(path, expected_ndim=1).long()  # (N,) int64
+
+
+def load_split(dataset: str = "mnist", split: str = "train", **fetch_kwargs) -> tuple[torch.Tensor, torch.Tensor]:
+    """(images (N, 784) float32 in [0, 1], labels (N,) int64) for ``split`` 'train' or 'test'."""
+    if split not in ("train", "test"):
+        raise ValueError(f"split must be 'train' or 'test', not {split!r}")
+    info = _info(dataset)
+    images = load_images(fetch_file(dataset, info.filename(split, "images"), **fetch_kwargs))
+    labels = load_labels(fetch_file(dataset, info.filename(split, "labels"), **fetch_kwargs))
+    if images.shape[0] != labels.shape[0]:
+        raise IDXFormatError(f"{dataset} {split}: {images.shape[0]} images but {labels.shape[0]} labels.")
+    return images, labels
+
+
+def describe_sources(dataset: str) -> str:
+    """One line saying where ``dataset`` would be read from now, without downloading anything."""
+    info = _info(dataset)
+    folder = local_dir(dataset)
+    if folder is not None and all((folder / name).is_file() for name in info.md5s):
+        return f"{dataset}: local folder {folder} ({info.env_var})"
+    cached = cache_root() / info.name
+    if all((cached / name).is_file() for name in info.md5s):
+        return f"{dataset}: cache {cached}"
+    return f"{dataset}: not found locally; it will be downloaded on first use.\n" + _offline_help(info)

@@ -1,0 +1,53 @@
+"""The environment report that lesson 00 prints."""
+
+from __future__ import annotations
+
+import platform
+import sys
+from importlib import metadata
+
+import torch
+
+from . import data
+
+__all__ = ["pick_device", "environment_report"]
+
+_PACKAGES = ("torch", "jupyterlab", "notebook", "nbgrader", "matplotlib", "tqdm", "ipywidgets")
+
+
+def pick_device() -> torch.device:
+    """The best device here: CUDA, then Apple's MPS, then the CPU."""
+    if torch.cuda.is_available():
+        return torch.device("cuda")
+    if getattr(torch.backends, "mps", None) is not None and torch.backends.mps.is_available():
+        return torch.device("mps")
+    return torch.device("cpu")
+
+
+def _version(package: str) -> str:
+    try:
+        return metadata.version(package)
+    except metadata.PackageNotFoundError:
+        return "not installed"
+
+
+def environment_report() -> dict[str, str]:
+    """Collect versions, devices and data locations; print them as a table and return them."""
+    report = {"python": sys.version.split()[0], "platform": platform.platform()}
+    report.update({p: _version(p) for p in _PACKAGES})
+    report["cpu threads (torch)"] = str(torch.get_num_threads())
+    if torch.cuda.is_available():
+        names = ", ".join(torch.cuda.get_device_name(i) for i in range(torch.cuda.device_count()))
+        report["cuda"] = f"{torch.version.cuda} ({names})"
+    else:
+        report["cuda"] = "not available (the course runs on the CPU; GPU-only parts say so)"
+    report["device chosen"] = str(pick_device())
+    for name in data.DATASETS:
+        report[f"data: {name}"] = data.describe_sources(name)
+    width = max(len(k) for k in report)
+    for key, value in report.items():
+        first, *rest = value.splitlines()
+        print(f"{key:<{width}}  {first}")
+        for line in rest:
+            print(f"{'':<{width}}  {line}")
+    return report

@@ -1,0 +1,81 @@
+"""Plots the lessons share: tensors as labelled grids, digit grids, training curves."""
+
+from __future__ import annotations
+
+from typing import Mapping, Sequence
+
+import matplotlib.pyplot as plt
+import torch
+
+__all__ = ["show_matrix", "show_broadcast", "show_digits", "plot_history"]
+
+
+def show_matrix(t: torch.Tensor, title: str = "", ax=None, fmt: str = "{:g}"):
+    """Draw a 1-D or 2-D tensor as a grid of cells with each value written in it."""
+    t = t.detach().cpu()
+    grid = t.reshape(1, -1) if t.dim() == 1 else t  # a vector is drawn as one row
+    if grid.dim() != 2:
+        raise ValueError(f"show_matrix draws 1-D or 2-D tensors, got shape {tuple(t.shape)}")
+    if ax is None:
+        _, ax = plt.subplots(figsize=(0.6 * grid.shape[1] + 1, 0.6 * grid.shape[0] + 0.8))
+    ax.imshow(grid.float(), cmap="Blues", vmin=float(grid.min()) - 1, vmax=float(grid.max()) + 1)
+    for (i, j), value in zip(torch.cartesian_prod(torch.arange(grid.shape[0]), torch.arange(grid.shape[1])).tolist(),
+                             grid.flatten().tolist()):
+        ax.text(j, i, fmt.format(value), ha="center", va="center", fontsize=9)
+    ax.set_xticks(range(grid.shape[1]))
+    ax.set_yticks(range(grid.shape[0]))
+    ax.set_title(f"{title} {tuple(t.shape)}".strip(), fontsize=10)
+    return ax
+
+
+def show_broadcast(a: torch.Tensor, b: torch.Tensor, op=torch.add, symbol: str = "+"):
+    """Show ``a``, ``b`` and ``op(a, b)`` side by side, each with its shape, to picture broadcasting."""
+    result = op(a, b)
+    fig, axes = plt.subplots(1, 3, figsize=(10, 3))
+    show_matrix(a, "a", axes[0])
+    show_matrix(b, "b", axes[1])
+    show_matrix(result, f"a {symbol} b", axes[2])
+    fig.tight_layout()
+    return result
+
+
+def show_digits(images: torch.Tensor, labels: torch.Tensor, predictions: torch.Tensor | None = None,
+                columns: int = 8, class_names: Sequence[str] | None = None):
+    """A grid of 28x28 images titled with their labels; mistakes (prediction != label) in red."""
+    images = images.detach().cpu().reshape(-1, 28, 28)  # (N, 28, 28)
+    n = images.shape[0]
+    rows = (n + columns - 1) // columns
+    fig, axes = plt.subplots(rows, columns, figsize=(1.4 * columns, 1.6 * rows), squeeze=False)
+    name = (lambda k: class_names[k]) if class_names else str
+    for k, ax in enumerate(axes.flat):
+        ax.axis("off")
+        if k >= n:
+            continue
+        ax.imshow(images[k], cmap="gray_r")
+        label = int(labels[k])
+        if predictions is None:
+            ax.set_title(name(label), fontsize=9)
+        else:
+            guess = int(predictions[k])
+            ax.set_title(f"{name(guess)} (true {name(label)})" if guess != label else name(guess),
+                         fontsize=8, color="black" if guess == label else "red")
+    fig.tight_layout()
+    return fig
+
+
+def plot_history(history: Mapping[str, Sequence[float]], xlabel: str = "epoch", title: str = ""):
+    """One panel per metric kind: names containing 'loss' share the left panel, the rest the right."""
+    losses = {k: v for k, v in history.items() if "loss" in k}
+    others = {k: v for k, v in history.items() if "loss" not in k}
+    panels = [p for p in (losses, others) if p]
+    fig, axes = plt.subplots(1, len(panels), figsize=(5 * len(panels), 3.2), squeeze=False)
+    for ax, panel in zip(axes.flat, panels):
+        for name, values in panel.items():
+            ax.plot(range(1, len(values) + 1), values, marker="o", label=name)
+        ax.set_xlabel(xlabel)
+        ax.grid(alpha=0.3)
+        ax.legend()
+    if title:
+        fig.suptitle(title)
+    fig.tight_layout()
+    return fig

@@ -28,6 +28,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--workdir", type=Path, help="keep nbgrader's scratch folders here (default: a temporary folder)")
     p.add_argument("--timeout", type=float, default=grade_mod.DEFAULT_SUBMISSION_TIMEOUT_S,
                    help="wall-time limit per submission in seconds (default: %(default)s)")
+
+    p = sub.add_parser("variants", help="try the wrong and right answers in tests/variants/ against the tests")
+    p.add_argument("names", nargs="*", help="assignments (default: all that have a variants file)")
     return parser
 
 
@@ -38,5 +41,10 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if args.command == "check":
         return check(args.notebook)
+    if args.command == "variants":
+        from .variants import VARIANTS_DIR, report
+
+        names = args.names or sorted(p.stem for p in VARIANTS_DIR.glob("*.py"))
+        return max([report(name) for name in names] + [0])
     grade_mod.grade(args.submissions, args.out, names=args.names, workdir=args.workdir, timeout=args.timeout)
     return 0

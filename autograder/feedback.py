@@ -9,6 +9,7 @@ error's type and message (which the course writes as a hint, never as test code)
 from __future__ import annotations
 
 from nbconvert.preprocessors import Preprocessor
+from traitlets import Bool
 
 from .notebooks import is_test_cell
 
@@ -31,6 +32,8 @@ def strip_hidden(source: str) -> tuple[str, bool]:
 
 
 class HideHiddenTests(Preprocessor):
+    enabled = Bool(True)  # nbconvert preprocessors are off unless enabled
+
     def preprocess_cell(self, cell, resources, index):
         if not is_test_cell(cell):
             return cell, resources

@@ -23,6 +23,8 @@ __all__ = [
     "rel_error",
     "shape_hint",
     "passed",
+    "NeedsGPU",
+    "require_gpu",
 ]
 
 
@@ -33,6 +35,17 @@ class CheckFailed(AssertionError):
         self.what = what
         self.hint = hint
         super().__init__(what + (f"\nHint: {hint}" if hint else ""))
+
+
+class NeedsGPU(RuntimeError):
+    """Raised by GPU-only tests on a machine without CUDA; graders report it, never score it."""
+
+
+def require_gpu() -> None:
+    """First line of a GPU-only test cell: stop here, clearly, when there is no CUDA device."""
+    if not torch.cuda.is_available():
+        raise NeedsGPU("needs a GPU runner: this test uses CUDA, which this machine does not have "
+                       "(it is neither passed nor failed here).")
 
 
 def passed(message: str) -> None:
@@ -126,7 +139,7 @@ def check_dtype(value: Any, expected: torch.dtype, name: str = "result") -> None
 def check_device(value: Any, expected: torch.device | str, name: str = "result") -> None:
     tensor = check_tensor(value, name)
     expected = torch.device(expected)
-    if tensor.device.type != expected.type or (expected.index is not None and tensor.device != expected):
+    if tensor.device.type != expected.type or (expected.index is not None and (tensor.device.index or 0) != expected.index):
         raise CheckFailed(
             f"{name} should be on device {expected}, got {tensor.device}.",
             "never write 'cpu' or 'cuda' inside a function: take the device from an input "
@@ -150,10 +163,12 @@ def check_close(
     name: str = "result",
     hint: str | None = None,
     quiet: bool = False,
-) -> float:
+) -> None:
     """Compare like ``torch.allclose`` after shape and dtype checks; print the error measured.
 
-    Returns the largest relative error.
+    It returns nothing on purpose: nbgrader reads a number left as a test cell's last value as
+    that cell's partial score, so a returned error of 0.0 would cost the student every point.
+    Use :func:`rel_error` to get the number itself.
     """
     actual = check_tensor(actual, name)
     expected = torch.as_tensor(expected)
@@ -174,7 +189,6 @@ def check_close(
         )
     if not quiet:
         passed(f"{name} matches (max abs error {abs_err:.2e}, max relative error {rel:.2e})")
-    return rel
 
 
 def check_equal(actual: Any, expected: Any, name: str = "result", hint: str | None = None) -> None:

@@ -43,3 +43,33 @@ class HideHiddenTests(Preprocessor):
                 message = f"{output.get('ename', 'Error')}: {output.get('evalue', '')}".rstrip(": ")
                 output["traceback"] = [message, "(the test code is not shown; the message above says what to fix)"]
         return cell, resources
+
+
+def render_feedback(autograded_notebook, db_path, student: str, assignment: str) -> str:
+    """The feedback page for one autograded notebook, rendered in this process.
+
+    It does what ``nbgrader generate_feedback`` does (same template, same grades from the gradebook)
+    without starting a second nbgrader process per submission, and always hides the hidden tests.
+    """
+    import os
+    from pathlib import Path
+
+    import nbformat
+    import nbgrader
+    from nbconvert.exporters import HTMLExporter
+    from nbconvert.preprocessors import CSSHTMLHeaderPreprocessor
+    from nbgrader.preprocessors import GetGrades
+
+    package = Path(nbgrader.__file__).parent
+    templates = package / "server_extensions" / "formgrader" / "templates"
+    bootstrap = package / "server_extensions" / "formgrader" / "static" / "node_modules" / "bootstrap" / "dist" / "css"
+    exporter = HTMLExporter(template_name="feedback", extra_template_basedirs=[str(templates)],
+                            extra_template_paths=[str(bootstrap)])
+    exporter.register_preprocessor(GetGrades(), enabled=True)
+    exporter.register_preprocessor(HideHiddenTests(), enabled=True)
+    exporter.register_preprocessor(CSSHTMLHeaderPreprocessor(), enabled=True)
+    nb = nbformat.read(os.fspath(autograded_notebook), as_version=4)
+    resources = {"nbgrader": {"student": student, "assignment": assignment, "notebook": assignment,
+                              "db_url": f"sqlite:///{db_path}"}}
+    body, _ = exporter.from_notebook_node(nb, resources=resources)
+    return body

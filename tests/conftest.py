@@ -1,0 +1,33 @@
+"""Shared test setup: data folders, a headless plotting backend, and the course's paths."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+SHARED_DATA = ROOT.parent / "shared" / "data"
+
+# Notebook kernels inherit this process's environment: point them at the offline data (read only)
+# and at a plotting backend that needs no screen.
+for _name, _var in (("mnist", "COURSEKIT_MNIST_DIR"), ("fashion-mnist", "COURSEKIT_FASHION_MNIST_DIR")):
+    if (SHARED_DATA / _name).is_dir():
+        os.environ.setdefault(_var, str(SHARED_DATA / _name))
+os.environ.setdefault("MPLBACKEND", "Agg")
+# nbgrader calls `alembic` by name; the interpreter's bin/ must be on PATH.
+os.environ["PATH"] = str(Path(sys.executable).parent) + os.pathsep + os.environ.get("PATH", "")
+
+
+def pytest_report_header(config):
+    where = os.environ.get("COURSEKIT_MNIST_DIR") or "not set (downloads, or skips where offline)"
+    return f"course root: {ROOT}\nMNIST folder: {where}"
+
+
+@pytest.fixture(scope="session")
+def assignments() -> list[str]:
+    from autograder import course
+
+    return course.assignments()

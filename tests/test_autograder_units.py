@@ -1,0 +1,68 @@
+"""Fast tests of the autograder's parts that need no nbgrader run."""
+
+from __future__ import annotations
+
+import nbformat
+import pytest
+
+from autograder import notebooks
+from autograder.check import check, format_table, CheckRow
+from autograder.feedback import HIDDEN_NOTE, HideHiddenTests, strip_hidden
+
+
+def _test_cell(source: str):
+    cell = nbformat.v4.new_code_cell(source)
+    cell.metadata["nbgrader"] = {"grade": True, "solution": False, "grade_id": "t", "points": 1, "locked": True}
+    return cell
+
+
+def test_strip_hidden_keeps_visible_lines_and_marks_the_cut():
+    source = "visible()\n    ### BEGIN HIDDEN TESTS\n    secret()\n    ### END HIDDEN TESTS\nafter()"
+    stripped, cut = strip_hidden(source)
+    assert cut and "secret" not in stripped and "visible()" in stripped and "after()" in stripped
+    assert f"    {HIDDEN_NOTE}" in stripped
+
+
+def test_feedback_preprocessor_hides_source_and_tracebacks():
+    cell = _test_cell("ok()\n### BEGIN HIDDEN TESTS\nsecret_check(42)\n### END HIDDEN TESTS")
+    cell.outputs = [nbformat.v4.new_output("error", ename="CheckFailed", evalue="result should be 3",
+                                           traceback=["File <cell>, line 3: secret_check(42)"])]
+    other = nbformat.v4.new_code_cell("### BEGIN HIDDEN TESTS is only text here")
+    nb = nbformat.v4.new_notebook(cells=[cell, other])
+    nb, _ = HideHiddenTests().preprocess(nb, {})
+    assert "secret_check" not in nb.cells[0].source
+    assert all("secret_check" not in line for line in nb.cells[0].outputs[0].traceback)
+    assert nb.cells[0].outputs[0].traceback[0] == "CheckFailed: result should be 3"
+    assert nb.cells[1].source == other.source  # only test cells are touched
+
+
+def test_tidy_is_idempotent_and_sets_ids_from_grade_ids():
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell("# hi"), _test_cell("x = 1")])
+    nb.cells[1].outputs = [nbformat.v4.new_output("stream", text="noise")]
+    nb.cells[1].execution_count = 4
+    once = notebooks.dumps(notebooks.tidy(nb))
+    twice = notebooks.dumps(notebooks.tidy(nbformat.reads(once, as_version=4)))
+    assert once == twice
+    tidied = nbformat.reads(once, as_version=4)
+    assert tidied.cells[1].id == "t" and tidied.cells[1].outputs == [] and tidied.cells[1].execution_count is None
+    assert notebooks.grading(tidied.cells[1])["schema_version"] == 3
+
+
+def test_tidy_rejects_duplicate_grade_ids():
+    nb = nbformat.v4.new_notebook(cells=[_test_cell("a"), _test_cell("b")])
+    with pytest.raises(ValueError, match="unique"):
+        notebooks.tidy(nb)
+
+
+def test_check_table_shows_hints_and_points():
+    table = format_table([CheckRow("a-tests", 2, True, ""), CheckRow("b-tests", 3, False, "CheckFailed: bad\nHint: do this")])
+    assert "2 / 5 points" in table and "Hint: do this" in table and "FAIL" in table
+
+
+def test_check_explains_missing_and_broken_notebooks(tmp_path):
+    with pytest.raises(SystemExit, match="does not exist"):
+        check(tmp_path / "nope.ipynb")
+    broken = tmp_path / "broken.ipynb"
+    broken.write_text("{ this is not json", encoding="utf-8")
+    with pytest.raises(SystemExit, match="not a valid notebook"):
+        check(broken)

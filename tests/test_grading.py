@@ -1,0 +1,158 @@
+"""`grade` end to end on every assignment: a complete, a blank and a one-mistake submission."""
+
+from __future__ import annotations
+
+import csv
+import html
+import re
+from pathlib import Path
+
+import pytest
+
+from autograder import course, notebooks
+from autograder.grade import grade
+
+pytestmark = pytest.mark.slow
+
+STUDENTS = ("complete", "blank", "one-wrong")
+
+
+def _without_markers(source: str) -> str:
+    return "\n".join(line for line in source.splitlines() if "BEGIN SOLUTION" not in line and "END SOLUTION" not in line)
+
+
+def _student_copy(name: str, leave_stub: str | None) -> "notebooks.NotebookNode":
+    """The released lesson with the solutions typed in, except the cell ``leave_stub``."""
+    answers = {notebooks.grading(c)["grade_id"]: _without_markers(c.source)
+               for c in notebooks.read(course.solution_notebook(name)).cells if notebooks.is_solution_cell(c)}
+    nb = notebooks.read(course.lesson_notebook(name))
+    for cell in nb.cells:
+        gid = notebooks.grading(cell).get("grade_id")
+        if notebooks.is_solution_cell(cell) and gid != leave_stub:
+            cell.source = answers[gid]
+    return nb
+
+
+def _tampered_copy():
+    """01_tensors with two wrong answers whose test cells were deleted or emptied, to prove that
+    grading restores the real tests (nbgrader's add_missing_cells and locked-cell overwrite)."""
+    nb = _student_copy("01_tensors", None)
+    kept = []
+    for cell in nb.cells:
+        gid = notebooks.grading(cell).get("grade_id")
+        if gid == "make-grid":
+            cell.source = "def make_grid(rows, cols):\n    return torch.arange(rows * cols).reshape(rows, cols)\n"
+        elif gid == "make-grid-tests":
+            cell.source = "pass"
+        elif gid == "flatten-images":
+            cell.source = "def flatten_images(images):\n    return images.view(images.shape[0], -1)\n"
+        elif gid == "flatten-images-tests":
+            continue
+        kept.append(cell)
+    nb.cells = kept
+    return nb
+
+
+def last_solution_and_its_tests(name: str) -> tuple[str, set[str]]:
+    cells = notebooks.read(course.solution_notebook(name)).cells
+    index = max(i for i, c in enumerate(cells) if notebooks.is_solution_cell(c))
+    tests = {notebooks.grading(c)["grade_id"] for c in cells[index:] if notebooks.is_test_cell(c)}
+    return notebooks.grading(cells[index])["grade_id"], tests
+
+
+@pytest.fixture(scope="module")
+def graded(tmp_path_factory, assignments):
+    submissions = tmp_path_factory.mktemp("submissions")
+    for name in assignments:
+        stub, _ = last_solution_and_its_tests(name)
+        copies = {"complete": _student_copy(name, None), "blank": notebooks.read(course.lesson_notebook(name)),
+                  "one-wrong": _student_copy(name, stub)}
+        for student, nb in copies.items():
+            notebooks.write(nb, submissions / student / name / f"{name}.ipynb")
+    notebooks.write(_tampered_copy(), submissions / "tamperer" / "01_tensors" / "01_tensors.ipynb")
+    out = tmp_path_factory.mktemp("graded")
+    results = grade(submissions, out)
+    return out, {(r.student, r.assignment): r for r in results}
+
+
+def _cells(out: Path) -> dict[tuple[str, str], dict[str, tuple[float, float]]]:
+    table: dict = {}
+    with open(out / "cells.csv", encoding="utf-8") as f:
+        for row in csv.DictReader(f):
+            table.setdefault((row["student"], row["assignment"]), {})[row["cell"]] = (float(row["score"]), float(row["max_score"]))
+    return table
+
+
+def test_complete_submission_gets_full_marks(graded, assignments):
+    out, results = graded
+    cells = _cells(out)
+    for name in assignments:
+        assert results[("complete", name)].status == "graded", results[("complete", name)].reason
+        lost = {cell: s for cell, s in cells[("complete", name)].items() if s[0] != s[1]}
+        assert not lost, f"{name}: a correct submission lost points on {lost}"
+
+
+def test_blank_lesson_gets_zero_everywhere_and_finishes_cleanly(graded, assignments):
+    out, results = graded
+    cells = _cells(out)
+    for name in assignments:
+        assert results[("blank", name)].status == "graded", results[("blank", name)].reason
+        scored = {cell: s for cell, s in cells[("blank", name)].items() if s[0] != 0}
+        assert not scored, f"{name}: an untouched lesson scored on {scored}"
+        assert len(cells[("blank", name)]) == len(list(notebooks.test_cells(notebooks.read(course.solution_notebook(name)))))
+
+
+def test_one_wrong_answer_loses_exactly_its_points(graded, assignments):
+    out, _ = graded
+    cells = _cells(out)
+    for name in assignments:
+        _, its_tests = last_solution_and_its_tests(name)
+        for cell, (score, max_score) in cells[("one-wrong", name)].items():
+            expected = 0.0 if cell in its_tests else max_score
+            assert score == expected, f"{name}/{cell}: scored {score:g}, expected {expected:g}"
+
+
+def test_grades_csv_has_a_row_per_student_and_assignment(graded, assignments):
+    out, _ = graded
+    with open(out / "grades.csv", encoding="utf-8") as f:
+        rows = list(csv.DictReader(f))
+    assert {(r["student"], r["assignment"]) for r in rows} == {(s, a) for s in STUDENTS + ("tamperer",) for a in assignments}
+    assert all(r["status"] == "not submitted" for r in rows if r["student"] == "tamperer" and r["assignment"] != "01_tensors")
+    assert not list(out.rglob("gradebook.db")), "the gradebook (with hidden tests) must not land in the output"
+
+
+def _visible_text(page: str) -> str:
+    return html.unescape(re.sub(r"<[^>]+>", "", page))
+
+
+def test_feedback_never_shows_hidden_tests(graded, assignments):
+    out, _ = graded
+    for name in assignments:
+        source = notebooks.read(course.solution_notebook(name))
+        visible = "\n".join(c.source.split("### BEGIN HIDDEN TESTS")[0] for c in source.cells)
+        hidden = []
+        for cell in notebooks.test_cells(source):
+            inside = False
+            for line in cell.source.splitlines():
+                if "BEGIN HIDDEN TESTS" in line:
+                    inside = True
+                elif "END HIDDEN TESTS" in line:
+                    inside = False
+                elif inside and len(line.strip()) >= 12 and line.strip() not in visible:
+                    hidden.append(line.strip())
+        assert hidden, f"{name}: expected hidden tests to look for"
+        for student in STUDENTS:
+            page = out / "feedback" / student / f"{name}.html"
+            assert page.is_file(), f"no feedback page {page}"
+            text = _visible_text(page.read_text(encoding="utf-8"))
+            assert "HIDDEN TESTS" not in text and "BEGIN SOLUTION" not in text
+            shown = [line for line in hidden if line in text]
+            assert not shown, f"{student}/{name} feedback shows hidden test lines: {shown[:2]}"
+
+
+def test_deleted_or_emptied_test_cells_are_restored(graded):
+    out, results = graded
+    cells = _cells(out)[("tamperer", "01_tensors")]
+    assert cells["make-grid-tests"] == (0.0, 2.0), "an emptied test cell must be replaced by the real one"
+    assert cells["flatten-images-tests"] == (0.0, 2.0), "a deleted test cell must be restored and run"
+    assert results[("tamperer", "01_tensors")].score == 6

@@ -1,0 +1,104 @@
+"""The student copies in lessons/ are exactly what `release` makes from solutions/, and leak nothing."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from autograder import course, notebooks
+from autograder.release import generate
+
+MARKERS = re.compile(r"(BEGIN|END) (SOLUTION|HIDDEN TESTS)")
+
+
+def _marked_regions(source: str, begin: str, end: str) -> list[str]:
+    """Lines inside begin/end markers that are specific enough to recognise elsewhere."""
+    lines, inside = [], False
+    for line in source.splitlines():
+        if begin in line:
+            inside = True
+        elif end in line:
+            inside = False
+        elif inside and len(line.strip()) >= 12:
+            lines.append(line.strip())
+    return lines
+
+
+@pytest.fixture(scope="module")
+def fresh_release(tmp_path_factory, assignments):
+    into = tmp_path_factory.mktemp("release")
+    generate(assignments, into)
+    return into
+
+
+def test_every_source_has_a_lesson_and_back(assignments):
+    lessons = sorted(p.name for p in course.LESSONS.iterdir() if p.is_dir())
+    assert lessons == assignments, "lessons/ and solutions/ must hold the same assignments: run `python -m autograder release`"
+
+
+def test_sources_are_tidy(assignments):
+    for name in assignments:
+        path = course.solution_notebook(name)
+        assert notebooks.dumps(notebooks.tidy(notebooks.read(path))) == path.read_text(encoding="utf-8"), (
+            f"{path} is not tidy (cell ids, outputs or metadata): run `python -m autograder release {name}`")
+
+
+def test_release_reproduces_committed_lessons(fresh_release, assignments):
+    for name in assignments:
+        produced = sorted(p.relative_to(fresh_release / name) for p in (fresh_release / name).rglob("*") if p.is_file())
+        committed = sorted(p.relative_to(course.LESSONS / name) for p in (course.LESSONS / name).rglob("*")
+                           if p.is_file() and ".ipynb_checkpoints" not in p.parts)
+        assert produced == committed, f"lessons/{name} holds other files than a fresh release"
+        for rel in produced:
+            assert (fresh_release / name / rel).read_bytes() == (course.LESSONS / name / rel).read_bytes(), (
+                f"lessons/{name}/{rel} differs from a fresh release: run `python -m autograder release {name}`")
+
+
+def test_lessons_hold_no_markers_solutions_or_hidden_tests(assignments):
+    for name in assignments:
+        lesson_text = course.lesson_notebook(name).read_text(encoding="utf-8")
+        assert not MARKERS.search(lesson_text), f"nbgrader markers left in lessons/{name}"
+        source = notebooks.read(course.solution_notebook(name))
+        secret = []
+        for cell in source.cells:
+            secret += _marked_regions(cell.source, "BEGIN SOLUTION", "END SOLUTION")
+            secret += _marked_regions(cell.source, "BEGIN HIDDEN TESTS", "END HIDDEN TESTS")
+        lesson_sources = "\n".join(c.source for c in notebooks.read(course.lesson_notebook(name)).cells)
+        leaked = [line for line in secret if line in lesson_sources and not line.startswith("#")]
+        assert not leaked, f"lessons/{name} contains solution or hidden-test lines: {leaked[:3]}"
+
+
+def test_each_exercise_states_its_points(assignments):
+    """The markdown above each solution cell announces the points its test cells are worth."""
+    heading = re.compile(r"### Exercise [^\n]*\((\d+(?:\.\d+)?) points?\)")
+    for name in assignments:
+        cells = notebooks.read(course.solution_notebook(name)).cells
+        for i, cell in enumerate(cells):
+            if not notebooks.is_solution_cell(cell):
+                continue
+            intro = next((c.source for c in reversed(cells[:i]) if c.cell_type == "markdown"), "")
+            match = heading.search(intro)
+            gid = notebooks.grading(cell)["grade_id"]
+            assert match, f"{name}: the markdown above {gid} needs a heading '### Exercise k (P points): ...'"
+            points = 0.0
+            for later in cells[i + 1:]:
+                if notebooks.is_solution_cell(later):
+                    break
+                if notebooks.is_test_cell(later):
+                    points += float(notebooks.grading(later)["points"])
+            assert float(match.group(1)) == points, f"{name}/{gid}: heading says {match.group(1)} points, tests give {points:g}"
+            assert "check looks for" in intro, f"{name}/{gid}: say what the check looks for"
+
+
+def test_graded_cells_follow_the_conventions(assignments):
+    for name in assignments:
+        nb = notebooks.read(course.solution_notebook(name))
+        tests = list(notebooks.test_cells(nb))
+        assert 3 <= len(tests) <= 6, f"{name}: lessons have 3 to 6 graded exercises, found {len(tests)}"
+        for cell in tests:
+            meta = notebooks.grading(cell)
+            assert meta["locked"] and meta["points"] > 0, f"{name}/{meta['grade_id']}: test cells are locked and worth points"
+            assert "BEGIN HIDDEN TESTS" in cell.source, f"{name}/{meta['grade_id']}: every test cell needs hidden tests"
+            assert "assert " not in cell.source.split("BEGIN HIDDEN TESTS")[0], (
+                f"{name}/{meta['grade_id']}: visible checks use coursekit.checks (with hints), not bare assert")

@@ -28,14 +28,20 @@ from .nbgrader_run import nbgrader, write_config
 DEFAULT_SUBMISSION_TIMEOUT_S = 1800
 
 
+NEEDS_GPU = "needs a GPU runner"
+
+
 @dataclass
 class CellResult:
     cell: str
     score: float
     max_score: float
+    needs_gpu: bool = False  # a GPU-only test on a CPU runner: reported, never scored
 
     @property
     def status(self) -> str:
+        if self.needs_gpu:
+            return NEEDS_GPU
         if self.score >= self.max_score:
             return "passed"
         return "failed" if self.score == 0 else "partial"
@@ -49,11 +55,19 @@ class SubmissionResult:
     reason: str = ""
     seconds: float = 0.0
     cells: list[CellResult] = field(default_factory=list)
-    max_score: float = 0.0
 
     @property
     def score(self) -> float:
-        return sum(c.score for c in self.cells)
+        return sum(c.score for c in self.cells if not c.needs_gpu)
+
+    @property
+    def max_score(self) -> float:
+        return sum(c.max_score for c in self.cells if not c.needs_gpu)
+
+    @property
+    def gpu_points(self) -> float:
+        """Points of GPU-only tests that this runner could not run."""
+        return sum(c.max_score for c in self.cells if c.needs_gpu)
 
 
 # --- preparing the grading course --------------------------------------------------------------
@@ -83,21 +97,30 @@ def max_scores(assignment: str) -> list[CellResult]:
 # --- grading one submission ----------------------------------------------------------------------
 
 def _problem(student: str, assignment: str, status: str, reason: str, seconds: float = 0.0) -> SubmissionResult:
-    cells = max_scores(assignment)
-    return SubmissionResult(student, assignment, status, reason, seconds, cells, sum(c.max_score for c in cells))
+    return SubmissionResult(student, assignment, status, reason, seconds, max_scores(assignment))
+
+
+def _cells_needing_gpu(autograded: Path) -> set[str]:
+    """Test cells that stopped with coursekit's NeedsGPU (a GPU-only test on a CPU)."""
+    if not autograded.is_file():
+        return set()
+    nb = notebooks.read(autograded)
+    return {notebooks.grading(c)["grade_id"] for c in notebooks.test_cells(nb)
+            if any(o.get("output_type") == "error" and o.get("ename") == "NeedsGPU" for o in c.get("outputs", []))}
 
 
 def _read_scores(root: Path, student: str, assignment: str) -> list[CellResult]:
     from nbgrader.api import Gradebook, MissingEntry
 
     expected = max_scores(assignment)
+    gpu = _cells_needing_gpu(root / "autograded" / student / assignment / f"{assignment}.ipynb")
     with Gradebook(f"sqlite:///{root / 'gradebook.db'}") as gb:
         try:
             submitted = gb.find_submission_notebook(assignment, assignment, student)
         except MissingEntry:
             return expected
         scores = {g.name: (g.score or 0.0) for g in submitted.grades}
-    return [CellResult(c.cell, float(scores.get(c.cell, 0.0)), c.max_score) for c in expected]
+    return [CellResult(c.cell, float(scores.get(c.cell, 0.0)), c.max_score, c.cell in gpu) for c in expected]
 
 
 def _last_error(output: str) -> str:
@@ -146,7 +169,7 @@ def grade_submission(template: Path, student: str, assignment: str, submission: 
         write_problem_feedback(result, feedback_dir)
         return result
 
-    result = SubmissionResult(student, assignment, "graded", "", 0.0, cells, sum(c.max_score for c in cells))
+    result = SubmissionResult(student, assignment, "graded", "", 0.0, cells)
     autograded = root / "autograded" / student / assignment / f"{assignment}.ipynb"
     target = feedback_dir / student / f"{assignment}.html"
     try:
@@ -162,13 +185,14 @@ def grade_submission(template: Path, student: str, assignment: str, submission: 
 
 def write_problem_feedback(result: SubmissionResult, feedback_dir: Path) -> Path:
     """A short feedback page for a submission that could not be graded normally."""
-    rows = "".join(f"<tr><td>{html.escape(c.cell)}</td><td>{c.score:g} / {c.max_score:g}</td></tr>" for c in result.cells)
+    rows = "".join(f"<tr><td>{html.escape(c.cell)}</td><td>{c.score:g} / {c.max_score:g}</td>"
+                   f"<td>{html.escape(c.status)}</td></tr>" for c in result.cells)
     page = (
         f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>{html.escape(result.assignment)}</title></head><body>"
         f"<h1>{html.escape(result.assignment)}: {html.escape(result.status)}</h1>"
         f"<p>{html.escape(result.reason)}</p>"
         f"<p>Score: {result.score:g} / {result.max_score:g}</p>"
-        f"<table><tr><th>graded cell</th><th>points</th></tr>{rows}</table></body></html>\n"
+        f"<table><tr><th>graded cell</th><th>points</th><th>status</th></tr>{rows}</table></body></html>\n"
     )
     target = feedback_dir / result.student / f"{result.assignment}.html"
     target.parent.mkdir(parents=True, exist_ok=True)
@@ -194,9 +218,10 @@ def write_csvs(results: list[SubmissionResult], out: Path) -> None:
     out.mkdir(parents=True, exist_ok=True)
     with open(out / "grades.csv", "w", newline="", encoding="utf-8") as f:
         w = csv.writer(f)
-        w.writerow(["student", "assignment", "score", "max_score", "status", "reason", "seconds"])
+        w.writerow(["student", "assignment", "score", "max_score", "gpu_points_not_run", "status", "reason", "seconds"])
         for r in results:
-            w.writerow([r.student, r.assignment, f"{r.score:g}", f"{r.max_score:g}", r.status, r.reason, f"{r.seconds:.1f}"])
+            w.writerow([r.student, r.assignment, f"{r.score:g}", f"{r.max_score:g}", f"{r.gpu_points:g}",
+                        r.status, r.reason, f"{r.seconds:.1f}"])
     with open(out / "cells.csv", "w", newline="", encoding="utf-8") as f:
         w = csv.writer(f)
         w.writerow(["student", "assignment", "cell", "score", "max_score", "status"])
@@ -212,6 +237,9 @@ def summarize(results: list[SubmissionResult], seconds: float) -> str:
         scores = [r.score for r in rows]
         lines.append(f"  {assignment}: max {rows[0].max_score:g}; scores min {min(scores):g}, "
                      f"median {statistics.median(scores):g}, max {max(scores):g}")
+    gpu = sum(r.gpu_points for r in results)
+    if gpu:
+        lines.append(f"  {gpu:g} points of GPU-only tests were not run: grade again with a GPU runner")
     problems = [r for r in results if r.status != "graded" or r.reason]
     for r in problems:
         lines.append(f"  ! {r.student} / {r.assignment}: {r.status}: {r.reason}")

@@ -47,8 +47,9 @@ def load_variants(assignment: str) -> tuple[dict[str, list[str]], dict[str, list
 
 
 def _error(cell) -> str | None:
+    """The cell's error, if any; a GPU-only test stopping on a CPU (NeedsGPU) is not one."""
     for out in cell.get("outputs", []):
-        if out.get("output_type") == "error":
+        if out.get("output_type") == "error" and out.get("ename") != "NeedsGPU":
             return f"{out.get('ename')}: {out.get('evalue', '')}"[:300]
     return None
 

@@ -7,7 +7,7 @@ from typing import Mapping, Sequence
 import matplotlib.pyplot as plt
 import torch
 
-__all__ = ["show_matrix", "show_broadcast", "show_digits", "plot_history"]
+__all__ = ["show_matrix", "show_broadcast", "show_digits", "plot_history", "plot_confusion"]
 
 
 def show_matrix(t: torch.Tensor, title: str = "", ax=None, fmt: str = "{:g}"):
@@ -77,5 +77,25 @@ def plot_history(history: Mapping[str, Sequence[float]], xlabel: str = "epoch", 
         ax.legend()
     if title:
         fig.suptitle(title)
+    fig.tight_layout()
+    return fig
+
+
+def plot_confusion(confusion: torch.Tensor, class_names: Sequence[str], title: str = "confusion matrix"):
+    """Counts (true class = row, predicted class = column) as a heat map with the counts written in."""
+    confusion = confusion.detach().cpu()
+    k = confusion.shape[0]
+    fig, ax = plt.subplots(figsize=(0.55 * k + 2, 0.55 * k + 1.5))
+    ax.imshow(confusion.float().log1p(), cmap="Blues")  # log scale: mistakes stay visible beside the diagonal
+    for i in range(k):
+        for j in range(k):
+            value = int(confusion[i, j])
+            ax.text(j, i, str(value), ha="center", va="center", fontsize=7,
+                    color="white" if i == j else "black")
+    ax.set_xticks(range(k), class_names, rotation=45 if max(map(len, class_names)) > 2 else 0)
+    ax.set_yticks(range(k), class_names)
+    ax.set_xlabel("predicted")
+    ax.set_ylabel("true")
+    ax.set_title(title)
     fig.tight_layout()
     return fig

@@ -12,10 +12,12 @@ from __future__ import annotations
 
 import csv
 import html
+import re
 import shutil
 import statistics
 import tempfile
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -23,9 +25,11 @@ import nbformat
 
 from . import course, notebooks, settings
 from .feedback import render_feedback
+from .integrity import read_audit_log, scan_cells
 from .nbgrader_run import nbgrader, write_config
+from .sandbox import Limits, isolation_note, prepare_kernel_home, wrap
 
-DEFAULT_SUBMISSION_TIMEOUT_S = 1800
+DEFAULT_SUBMISSION_TIMEOUT_S = Limits.wall_s
 
 
 NEEDS_GPU = "needs a GPU runner"
@@ -55,6 +59,7 @@ class SubmissionResult:
     reason: str = ""
     seconds: float = 0.0
     cells: list[CellResult] = field(default_factory=list)
+    flags: list[str] = field(default_factory=list)  # for the instructor to look at; never change the score
 
     @property
     def score(self) -> float:
@@ -128,8 +133,28 @@ def _last_error(output: str) -> str:
     return lines[-1][:300] if lines else "nbgrader stopped without saying why (see the grading log)"
 
 
+def _copy_for_grading(template: Path, root: Path, student: str, assignment: str, submission: Path) -> None:
+    """The submission's own scratch course: the gradebook and config, never the solution source."""
+    if root.exists():
+        shutil.rmtree(root)
+    root.mkdir(parents=True)
+    for name in ("nbgrader_config.py", "gradebook.db"):
+        shutil.copyfile(template / name, root / name)
+    shutil.copytree(submission, root / "submitted" / student / assignment,
+                    ignore=shutil.ignore_patterns(*settings.IGNORED), symlinks=True)
+
+
+def _killed_reason(output: str) -> str:
+    if "MemoryError" in output or "Cannot allocate memory" in output:
+        return "ran out of memory"
+    if "DeadKernelError" in output or "Kernel died" in output or "kernel died" in output:
+        return "the Python kernel crashed (a segfault or a forced exit) while running the notebook"
+    return _last_error(output)
+
+
 def grade_submission(template: Path, student: str, assignment: str, submission: Path,
-                     runs_dir: Path, feedback_dir: Path, timeout: float) -> SubmissionResult:
+                     runs_dir: Path, feedback_dir: Path, limits: Limits, runner: str = "cpu",
+                     read_only: list[Path] | None = None) -> SubmissionResult:
     start = time.monotonic()
     notebook = submission / f"{assignment}.ipynb"
     if not notebook.is_file():
@@ -139,7 +164,8 @@ def grade_submission(template: Path, student: str, assignment: str, submission: 
         write_problem_feedback(result, feedback_dir)
         return result
     try:
-        nbformat.validate(nbformat.read(str(notebook), as_version=4))
+        student_nb = nbformat.read(str(notebook), as_version=4)
+        nbformat.validate(student_nb)
     except Exception as exc:  # not JSON, not a notebook, or an invalid one
         result = _problem(student, assignment, "invalid notebook",
                           f"{assignment}.ipynb could not be read as a notebook ({type(exc).__name__}: {str(exc)[:200]})")
@@ -147,33 +173,36 @@ def grade_submission(template: Path, student: str, assignment: str, submission: 
         return result
 
     root = runs_dir / assignment / student
-    if root.exists():
-        shutil.rmtree(root)
-    shutil.copytree(template, root)
-    shutil.copytree(submission, root / "submitted" / student / assignment,
-                    ignore=shutil.ignore_patterns(*settings.IGNORED))
-
-    run = nbgrader(["autograde", assignment, "--student", student, "--force"], root, timeout=timeout)
+    _copy_for_grading(template, root, student, assignment, submission)
+    graded_dir = root / "autograded" / student / assignment
+    audit_log = root / "audit.log"
+    env = prepare_kernel_home(root, graded_dir, audit_log, limits)
+    if runner == "cpu":
+        env["CUDA_VISIBLE_DEVICES"] = ""  # GPU-only tests then report "needs a GPU runner"
+    run = nbgrader(["autograde", assignment, "--student", student, "--force",
+                    f"--Execute.timeout={limits.cell_s}"], root, timeout=limits.wall_s,
+                   wrap=lambda cmd: wrap(cmd, limits, read_only or []), extra_env=env)
     (root / "autograde.log").write_text(run.output, encoding="utf-8")
+    flags = scan_cells(student_nb) + read_audit_log(audit_log) + _tampering(run.output)
     seconds = time.monotonic() - start
-    if run.timed_out:
-        result = _problem(student, assignment, "timeout",
-                          f"the notebook was still running after {timeout:.0f} s and was stopped", seconds)
-        result.cells = _read_scores(root, student, assignment)  # cells that finished keep their points
-        write_problem_feedback(result, feedback_dir)
-        return result
-    cells = _read_scores(root, student, assignment)
-    if run.returncode != 0:
-        result = _problem(student, assignment, "error", _last_error(run.output), seconds)
-        result.cells = cells
+    if run.timed_out or run.returncode != 0:
+        status = "timeout" if run.timed_out else "error"
+        reason = (f"the notebook was still running after {limits.wall_s:.0f} s and was stopped"
+                  if run.timed_out else _killed_reason(run.output))
+        result = _problem(student, assignment, status, reason + "; nbgrader records scores only for a notebook that "
+                          "runs to the end, so no cell could be scored", seconds)
+        result.flags = flags
         write_problem_feedback(result, feedback_dir)
         return result
 
-    result = SubmissionResult(student, assignment, "graded", "", 0.0, cells)
-    autograded = root / "autograded" / student / assignment / f"{assignment}.ipynb"
+    cells = _read_scores(root, student, assignment)
+    result = SubmissionResult(student, assignment, "graded", "", 0.0, cells, flags=flags)
+    stopped = _cells_stopped(graded_dir / f"{assignment}.ipynb")
+    if stopped:
+        result.reason = "; ".join(stopped)
     target = feedback_dir / student / f"{assignment}.html"
     try:
-        page = render_feedback(autograded, root / "gradebook.db", student, assignment)
+        page = render_feedback(graded_dir / f"{assignment}.ipynb", root / "gradebook.db", student, assignment)
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(page, encoding="utf-8")
     except Exception as exc:  # the grade stands; say why the page is the short one
@@ -181,6 +210,37 @@ def grade_submission(template: Path, student: str, assignment: str, submission: 
         write_problem_feedback(result, feedback_dir)
     result.seconds = time.monotonic() - start
     return result
+
+
+def _tampering(output: str) -> list[str]:
+    """nbgrader's own warnings about cells it had to restore."""
+    flags = []
+    if re.search(r"checksum for grade cell .* has changed|Checksum for grade cell .* has changed", output):
+        flags.append("edited a locked test cell (the original was restored and run)")
+    if re.search(r"[Mm]issing grade cell|[Aa]dding missing", output):
+        flags.append("deleted a graded cell (it was restored and run)")
+    return flags
+
+
+def _cells_stopped(autograded: Path) -> list[str]:
+    """Reasons for cells the guard stopped (time limit, os._exit, memory), in words."""
+    if not autograded.is_file():
+        return []
+    reasons = []
+    for index, cell in enumerate(notebooks.read(autograded).cells, start=1):
+        for out in cell.get("outputs", []):
+            if out.get("output_type") != "error":
+                continue
+            name = notebooks.grading(cell).get("grade_id") or f"cell {index}"
+            if out.get("ename") == "CellTimeLimit":
+                reasons.append(f"{name} ran past the per-cell time limit and was stopped")
+            elif out.get("ename") == "KernelExitBlocked":
+                reasons.append(f"{name} tried to end the Python process (os._exit)")
+            elif out.get("ename") == "MemoryError":
+                reasons.append(f"{name} ran out of memory")
+            elif out.get("ename") == "CellTimeoutError" or "Timeout" in out.get("ename", ""):
+                reasons.append(f"{name} ran past the per-cell time limit")
+    return reasons
 
 
 def write_problem_feedback(result: SubmissionResult, feedback_dir: Path) -> Path:
@@ -218,10 +278,10 @@ def write_csvs(results: list[SubmissionResult], out: Path) -> None:
     out.mkdir(parents=True, exist_ok=True)
     with open(out / "grades.csv", "w", newline="", encoding="utf-8") as f:
         w = csv.writer(f)
-        w.writerow(["student", "assignment", "score", "max_score", "gpu_points_not_run", "status", "reason", "seconds"])
+        w.writerow(["student", "assignment", "score", "max_score", "gpu_points_not_run", "status", "reason", "flags", "seconds"])
         for r in results:
             w.writerow([r.student, r.assignment, f"{r.score:g}", f"{r.max_score:g}", f"{r.gpu_points:g}",
-                        r.status, r.reason, f"{r.seconds:.1f}"])
+                        r.status, r.reason, " | ".join(r.flags), f"{r.seconds:.1f}"])
     with open(out / "cells.csv", "w", newline="", encoding="utf-8") as f:
         w = csv.writer(f)
         w.writerow(["student", "assignment", "cell", "score", "max_score", "status"])
@@ -230,49 +290,84 @@ def write_csvs(results: list[SubmissionResult], out: Path) -> None:
                 w.writerow([r.student, r.assignment, c.cell, f"{c.score:g}", f"{c.max_score:g}", c.status])
 
 
-def summarize(results: list[SubmissionResult], seconds: float) -> str:
+def _histogram(scores: list[float], top: float, bins: int = 5) -> str:
+    """Counts of scores in ``bins`` equal ranges of [0, top], as '0-2: 3  2-4: 0 ...'."""
+    if top <= 0:
+        return ""
+    counts = [0] * bins
+    for score in scores:
+        counts[min(bins - 1, int(score / top * bins))] += 1
+    edges = [top * k / bins for k in range(bins + 1)]
+    return "  ".join(f"{edges[k]:g}-{edges[k + 1]:g}: {counts[k]}" for k in range(bins))
+
+
+def summarize(results: list[SubmissionResult], seconds: float, note: str = "") -> str:
     lines = [f"Graded {len({r.student for r in results})} student(s), {len(results)} submission(s) in {seconds:.0f} s."]
     for assignment in sorted({r.assignment for r in results}):
         rows = [r for r in results if r.assignment == assignment]
         scores = [r.score for r in rows]
-        lines.append(f"  {assignment}: max {rows[0].max_score:g}; scores min {min(scores):g}, "
-                     f"median {statistics.median(scores):g}, max {max(scores):g}")
+        lines.append(f"  {assignment} (max {rows[0].max_score:g}): min {min(scores):g}, median {statistics.median(scores):g}, "
+                     f"max {max(scores):g}; distribution {_histogram(scores, rows[0].max_score)}")
     gpu = sum(r.gpu_points for r in results)
     if gpu:
-        lines.append(f"  {gpu:g} points of GPU-only tests were not run: grade again with a GPU runner")
-    problems = [r for r in results if r.status != "graded" or r.reason]
-    for r in problems:
-        lines.append(f"  ! {r.student} / {r.assignment}: {r.status}: {r.reason}")
-    timed = [r.seconds for r in results if r.seconds]
+        lines.append(f"  {gpu:g} points of GPU-only tests were not run: grade again with --runner gpu on a GPU machine")
+    for r in results:
+        if r.status != "graded" or r.reason:
+            lines.append(f"  ! {r.student} / {r.assignment}: {r.status}: {r.reason}")
+        for flag in r.flags:
+            lines.append(f"  ? {r.student} / {r.assignment}: {flag}")
+    timed = [r for r in results if r.seconds]
     if timed:
-        lines.append(f"  time per submission: median {statistics.median(timed):.1f} s, max {max(timed):.1f} s")
+        lines.append("  wall time per submission: " + ", ".join(f"{r.student}/{r.assignment} {r.seconds:.1f} s" for r in timed))
+    if note:
+        lines.append(f"  note: {note}")
     return "\n".join(lines)
 
 
+def resolve_runner(runner: str) -> str:
+    import torch
+
+    if runner == "auto":
+        return "gpu" if torch.cuda.is_available() else "cpu"
+    if runner == "gpu" and not torch.cuda.is_available():
+        raise SystemExit("--runner gpu needs CUDA, but torch.cuda.is_available() is False here. "
+                         "Run on a GPU machine, or use --runner cpu (GPU-only tests are then reported as not run).")
+    return runner
+
+
 def grade(submissions: Path, out: Path, names: list[str] | None = None, workdir: Path | None = None,
-          timeout: float = DEFAULT_SUBMISSION_TIMEOUT_S) -> list[SubmissionResult]:
+          limits: Limits | None = None, jobs: int = 1, runner: str = "cpu") -> list[SubmissionResult]:
     started = time.monotonic()
+    limits = limits or Limits()
+    runner = resolve_runner(runner)
     submissions, out = submissions.resolve(), out.resolve()
     students, assignments = discover(submissions, names)
     if not students or not assignments:
         raise SystemExit(f"nothing to grade in {submissions}: expected <student>/<assignment>/<assignment>.ipynb")
     feedback_dir = out / "feedback"
+    read_only = [course.SOLUTIONS, course.LESSONS, course.ROOT / "autograder", course.ROOT / "coursekit", submissions]
+    note = isolation_note(limits)
     with tempfile.TemporaryDirectory(prefix="grading-") as tmp:
         work = Path(workdir).resolve() if workdir else Path(tmp)
-        results = []
-        for assignment in assignments:
-            template = prepare_template(assignment, work)
-            for student in students:
-                folder = submissions / student / assignment
-                if not folder.is_dir():
-                    result = _problem(student, assignment, "not submitted", f"no folder {student}/{assignment}")
-                    write_problem_feedback(result, feedback_dir)
-                else:
-                    result = grade_submission(template, student, assignment, folder, work / "runs", feedback_dir, timeout)
-                print(f"{student:<20} {assignment:<22} {result.score:>5g} / {result.max_score:<5g} {result.status}"
-                      + (f" ({result.reason})" if result.reason else ""), flush=True)
-                results.append(result)
+        templates = {a: prepare_template(a, work) for a in assignments}
+
+        def one(task: tuple[str, str]) -> SubmissionResult:
+            assignment, student = task
+            folder = submissions / student / assignment
+            if not folder.is_dir():
+                result = _problem(student, assignment, "not submitted", f"no folder {student}/{assignment}")
+                write_problem_feedback(result, feedback_dir)
+            else:
+                result = grade_submission(templates[assignment], student, assignment, folder, work / "runs",
+                                          feedback_dir, limits, runner, read_only)
+            print(f"{student:<20} {assignment:<22} {result.score:>5g} / {result.max_score:<5g} {result.status}"
+                  + (f" ({result.reason})" if result.reason else ""), flush=True)
+            return result
+
+        tasks = [(a, s) for a in assignments for s in students]
+        with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+            results = list(pool.map(one, tasks))  # map keeps the task order: same CSV for any --jobs
     write_csvs(results, out)
-    print(summarize(results, time.monotonic() - started))
+    print(summarize(results, time.monotonic() - started, note))
     print(f"Wrote {out / 'grades.csv'}, {out / 'cells.csv'} and feedback pages in {feedback_dir}")
     return results

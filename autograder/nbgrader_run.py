@@ -58,20 +58,28 @@ def kill_tree(pid: int) -> None:
     psutil.wait_procs(family, timeout=5)
 
 
-def nbgrader(args: list[str], root: Path, timeout: float | None = None) -> RunResult:
-    """Run ``nbgrader ARGS`` in ``root``; kill the whole process tree if it outlives ``timeout``."""
+def nbgrader(args: list[str], root: Path, timeout: float | None = None, *,
+             wrap=None, extra_env: dict[str, str] | None = None, max_output: int = 2_000_000) -> RunResult:
+    """Run ``nbgrader ARGS`` in ``root``; kill the whole process tree if it outlives ``timeout``.
+
+    ``wrap`` turns the command into a sandboxed one (see sandbox.wrap); ``extra_env`` adds to the
+    environment. Output beyond ``max_output`` characters is dropped (keeping the end).
+    """
+    command = [sys.executable, "-m", "nbgrader", *args]
+    env = _environment()
+    env.update(extra_env or {})
     proc = subprocess.Popen(
-        [sys.executable, "-m", "nbgrader", *args],
-        cwd=root, env=_environment(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+        wrap(command) if wrap else command,
+        cwd=root, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
         stdin=subprocess.DEVNULL, text=True, errors="replace", start_new_session=True,
     )
     try:
         output, _ = proc.communicate(timeout=timeout)
-        return RunResult(proc.returncode, output, timed_out=False)
+        return RunResult(proc.returncode, output[-max_output:], timed_out=False)
     except subprocess.TimeoutExpired:
         kill_tree(proc.pid)
         output, _ = proc.communicate()
-        return RunResult(None, output, timed_out=True)
+        return RunResult(None, output[-max_output:], timed_out=True)
     finally:
         if proc.poll() is None:
             kill_tree(proc.pid)

@@ -45,6 +45,28 @@ class HideHiddenTests(Preprocessor):
         return cell, resources
 
 
+class TruncateOutputs(Preprocessor):
+    """Cut any text output longer than ``limit`` characters, so a flood of prints stays readable."""
+
+    enabled = Bool(True)
+    limit = 20_000
+
+    def preprocess_cell(self, cell, resources, index):
+        for output in cell.get("outputs", []):
+            for key in ("text",):
+                if isinstance(output.get(key), str) and len(output[key]) > self.limit:
+                    cut = len(output[key]) - self.limit
+                    output[key] = output[key][: self.limit] + f"\n... [{cut:,} more characters cut by the grader]\n"
+            data = output.get("data", {})
+            text = data.get("text/plain")
+            if isinstance(text, str) and len(text) > self.limit:
+                data["text/plain"] = text[: self.limit] + "\n... [cut by the grader]\n"
+            for key in list(data):
+                if key not in ("text/plain", "image/png") and len(str(data[key])) > self.limit:
+                    del data[key]
+        return cell, resources
+
+
 def render_feedback(autograded_notebook, db_path, student: str, assignment: str) -> str:
     """The feedback page for one autograded notebook, rendered in this process.
 
@@ -67,6 +89,7 @@ def render_feedback(autograded_notebook, db_path, student: str, assignment: str)
                             extra_template_paths=[str(bootstrap)])
     exporter.register_preprocessor(GetGrades(), enabled=True)
     exporter.register_preprocessor(HideHiddenTests(), enabled=True)
+    exporter.register_preprocessor(TruncateOutputs(), enabled=True)
     exporter.register_preprocessor(CSSHTMLHeaderPreprocessor(), enabled=True)
     nb = nbformat.read(os.fspath(autograded_notebook), as_version=4)
     resources = {"nbgrader": {"student": student, "assignment": assignment, "notebook": assignment,

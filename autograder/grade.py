@@ -183,7 +183,7 @@ def grade_submission(template: Path, student: str, assignment: str, submission: 
                     f"--Execute.timeout={limits.cell_s}"], root, timeout=limits.wall_s,
                    wrap=lambda cmd: wrap(cmd, limits, read_only or []), extra_env=env)
     (root / "autograde.log").write_text(run.output, encoding="utf-8")
-    flags = scan_cells(student_nb) + read_audit_log(audit_log) + _tampering(run.output)
+    flags = scan_cells(student_nb) + read_audit_log(audit_log) + _tampering(student_nb, template / "release" / assignment / f"{assignment}.ipynb")
     seconds = time.monotonic() - start
     if run.timed_out or run.returncode != 0:
         status = "timeout" if run.timed_out else "error"
@@ -212,13 +212,17 @@ def grade_submission(template: Path, student: str, assignment: str, submission: 
     return result
 
 
-def _tampering(output: str) -> list[str]:
-    """nbgrader's own warnings about cells it had to restore."""
+def _tampering(submitted: nbformat.NotebookNode, released: Path) -> list[str]:
+    """Locked test cells the student edited or deleted (grading restores and runs the originals)."""
+    original = {notebooks.grading(c)["grade_id"]: c.source for c in notebooks.test_cells(notebooks.read(released))}
+    theirs = {notebooks.grading(c).get("grade_id"): c.source for c in submitted.cells if notebooks.grading(c).get("grade_id")}
+    edited = sorted(gid for gid, source in original.items() if gid in theirs and theirs[gid].strip() != source.strip())
+    missing = sorted(gid for gid in original if gid not in theirs)
     flags = []
-    if re.search(r"checksum for grade cell .* has changed|Checksum for grade cell .* has changed", output):
-        flags.append("edited a locked test cell (the original was restored and run)")
-    if re.search(r"[Mm]issing grade cell|[Aa]dding missing", output):
-        flags.append("deleted a graded cell (it was restored and run)")
+    if edited:
+        flags.append(f"edited a locked test cell ({', '.join(edited)}; the original was restored and run)")
+    if missing:
+        flags.append(f"deleted a graded cell ({', '.join(missing)}; it was restored and run)")
     return flags
 
 

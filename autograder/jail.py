@@ -53,7 +53,7 @@ def _limit(kind: int, value: int) -> None:
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m autograder.jail")
-    parser.add_argument("--memory-mb", type=int, default=0, help="address-space limit per process (0: none)")
+    parser.add_argument("--memory-mb", type=int, default=0, help="private writable memory per process (0: none)")
     parser.add_argument("--file-mb", type=int, default=0, help="largest file a process may write (0: none)")
     parser.add_argument("--processes", type=int, default=0, help="process limit for this user (0: none)")
     parser.add_argument("--loopback", action="store_true", help="bring up 'lo' (fresh network namespace)")
@@ -69,7 +69,9 @@ def main(argv: list[str] | None = None) -> None:
         for path in protect_read_only(args.read_only):
             print(f"jail: could not make {path} read-only", file=sys.stderr)
     if args.memory_mb:
-        _limit(resource.RLIMIT_AS, args.memory_mb * 2**20)
+        # RLIMIT_DATA counts heap and private writable mappings: what a memory bomb allocates. Unlike an
+        # address-space limit it leaves alone the large reservations CUDA makes without using them.
+        _limit(resource.RLIMIT_DATA, args.memory_mb * 2**20)
     if args.file_mb:
         _limit(resource.RLIMIT_FSIZE, args.file_mb * 2**20)
     if args.processes:

@@ -33,7 +33,7 @@ GUARD_SOURCE = Path(__file__).with_name("kernel_guard.py")
 class Limits:
     wall_s: float = 1800.0      # whole submission
     cell_s: int = settings.CELL_TIMEOUT_S
-    memory_mb: int = 8192       # address space per process (torch reserves a lot of virtual memory)
+    memory_mb: int = 4096       # private memory per process; the Build's kernel peaks near 1 GB
     file_mb: int = 512
     processes: int = 512        # does not bind root; the PID namespace is what contains root
     threads: int = 1            # two threads per job on a 2-core machine under load ran 10-20x slower

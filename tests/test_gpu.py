@@ -32,3 +32,34 @@ def test_checks_accept_cuda_tensors():
     x = torch.ones(3, device="cuda")
     check_device(x, "cuda")
     check_device(x, x.device)
+
+
+def _assignments_with_gpu_cells() -> list[str]:
+    from autograder import course, notebooks
+
+    return [name for name in course.assignments()
+            if any(notebooks.grading(c).get("grade_id", "").endswith("-gpu-tests")
+                   for c in notebooks.read(course.solution_notebook(name)).cells)]
+
+
+@pytest.mark.gpu
+@needs_cuda
+@pytest.mark.parametrize("name", _assignments_with_gpu_cells())
+def test_gpu_only_cells_pass_on_the_solution(name):
+    """Run the whole solution notebook on the GPU machine; every GPU-only test cell must pass."""
+    from nbclient import NotebookClient
+
+    from autograder import course, notebooks
+
+    path = course.solution_notebook(name)
+    nb = notebooks.read(path)
+    NotebookClient(nb, timeout=900, kernel_name="python3", allow_errors=True,
+                   resources={"metadata": {"path": str(path.parent)}}).execute()
+    failures = []
+    for cell in nb.cells:
+        gid = notebooks.grading(cell).get("grade_id", "")
+        if gid.endswith("-gpu-tests"):
+            errors = [o for o in cell.get("outputs", []) if o.get("output_type") == "error"]
+            if errors:
+                failures.append(f"{gid}: {errors[0].get('ename')}: {errors[0].get('evalue')}")
+    assert not failures, failures

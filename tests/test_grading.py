@@ -11,46 +11,21 @@ import pytest
 
 from autograder import course, notebooks
 from autograder.grade import grade
+from submission_factory import student_copy
 
 pytestmark = pytest.mark.slow
 
 STUDENTS = ("complete", "blank", "one-wrong")
 
 
-def _without_markers(source: str) -> str:
-    return "\n".join(line for line in source.splitlines() if "BEGIN SOLUTION" not in line and "END SOLUTION" not in line)
-
-
-def _student_copy(name: str, leave_stub: str | None) -> "notebooks.NotebookNode":
-    """The released lesson with the solutions typed in, except the cell ``leave_stub``."""
-    answers = {notebooks.grading(c)["grade_id"]: _without_markers(c.source)
-               for c in notebooks.read(course.solution_notebook(name)).cells if notebooks.is_solution_cell(c)}
-    nb = notebooks.read(course.lesson_notebook(name))
-    for cell in nb.cells:
-        gid = notebooks.grading(cell).get("grade_id")
-        if notebooks.is_solution_cell(cell) and gid != leave_stub:
-            cell.source = answers[gid]
-    return nb
-
-
 def _tampered_copy():
     """01_tensors with two wrong answers whose test cells were deleted or emptied, to prove that
     grading restores the real tests (nbgrader's add_missing_cells and locked-cell overwrite)."""
-    nb = _student_copy("01_tensors", None)
-    kept = []
-    for cell in nb.cells:
-        gid = notebooks.grading(cell).get("grade_id")
-        if gid == "make-grid":
-            cell.source = "def make_grid(rows, cols):\n    return torch.arange(rows * cols).reshape(rows, cols)\n"
-        elif gid == "make-grid-tests":
-            cell.source = "pass"
-        elif gid == "flatten-images":
-            cell.source = "def flatten_images(images):\n    return images.view(images.shape[0], -1)\n"
-        elif gid == "flatten-images-tests":
-            continue
-        kept.append(cell)
-    nb.cells = kept
-    return nb
+    return student_copy("01_tensors", replace={
+        "make-grid": "def make_grid(rows, cols):\n    return torch.arange(rows * cols).reshape(rows, cols)\n",
+        "make-grid-tests": "pass",
+        "flatten-images": "def flatten_images(images):\n    return images.view(images.shape[0], -1)\n",
+    }, drop=("flatten-images-tests",))
 
 
 def last_solution_and_its_tests(name: str) -> tuple[str, set[str]]:
@@ -65,8 +40,8 @@ def graded(tmp_path_factory, assignments):
     submissions = tmp_path_factory.mktemp("submissions")
     for name in assignments:
         stub, _ = last_solution_and_its_tests(name)
-        copies = {"complete": _student_copy(name, None), "blank": notebooks.read(course.lesson_notebook(name)),
-                  "one-wrong": _student_copy(name, stub)}
+        copies = {"complete": student_copy(name), "blank": notebooks.read(course.lesson_notebook(name)),
+                  "one-wrong": student_copy(name, leave_stub=stub)}
         for student, nb in copies.items():
             notebooks.write(nb, submissions / student / name / f"{name}.ipynb")
     notebooks.write(_tampered_copy(), submissions / "tamperer" / "01_tensors" / "01_tensors.ipynb")
@@ -160,3 +135,5 @@ def test_deleted_or_emptied_test_cells_are_restored(graded):
     assert cells["make-grid-tests"] == (0.0, 2.0), "an emptied test cell must be replaced by the real one"
     assert cells["flatten-images-tests"] == (0.0, 2.0), "a deleted test cell must be restored and run"
     assert results[("tamperer", "01_tensors")].score == 6
+    flags = " ".join(results[("tamperer", "01_tensors")].flags)
+    assert "edited a locked test cell" in flags and "deleted a graded cell" in flags, flags

@@ -1,0 +1,37 @@
+"""Building student submissions from the course's own notebooks, for the grading tests."""
+
+from __future__ import annotations
+
+import nbformat
+
+from autograder import course, notebooks
+
+
+def without_solution_markers(source: str) -> str:
+    return "\n".join(line for line in source.splitlines() if "BEGIN SOLUTION" not in line and "END SOLUTION" not in line)
+
+
+def student_copy(name: str, leave_stub: str | None = None, replace: dict[str, str] | None = None,
+                 drop: tuple[str, ...] = (), insert_before: dict[str, str] | None = None) -> nbformat.NotebookNode:
+    """The released lesson with the solutions typed in, as a student would hand it in.
+
+    ``leave_stub`` keeps one exercise unanswered; ``replace`` sets any cell's source by grade_id;
+    ``drop`` deletes cells; ``insert_before`` adds a plain code cell before the named cell.
+    """
+    answers = {notebooks.grading(c)["grade_id"]: without_solution_markers(c.source)
+               for c in notebooks.read(course.solution_notebook(name)).cells if notebooks.is_solution_cell(c)}
+    nb = notebooks.read(course.lesson_notebook(name))
+    cells = []
+    for cell in nb.cells:
+        gid = notebooks.grading(cell).get("grade_id")
+        if gid in drop:
+            continue
+        if gid in (insert_before or {}):
+            cells.append(nbformat.v4.new_code_cell(insert_before[gid]))
+        if notebooks.is_solution_cell(cell) and gid != leave_stub:
+            cell.source = answers[gid]
+        if gid in (replace or {}):
+            cell.source = replace[gid]
+        cells.append(cell)
+    nb.cells = cells
+    return nb

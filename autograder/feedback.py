@@ -79,7 +79,7 @@ def render_feedback(autograded_notebook, db_path, student: str, assignment: str)
     import nbformat
     import nbgrader
     from nbconvert.exporters import HTMLExporter
-    from nbconvert.preprocessors import CSSHTMLHeaderPreprocessor
+    from nbconvert.preprocessors import CoalesceStreamsPreprocessor, CSSHTMLHeaderPreprocessor
     from nbgrader.preprocessors import GetGrades
 
     package = Path(nbgrader.__file__).parent

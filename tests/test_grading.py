@@ -46,7 +46,7 @@ def graded(tmp_path_factory, assignments):
             notebooks.write(nb, submissions / student / name / f"{name}.ipynb")
     notebooks.write(_tampered_copy(), submissions / "tamperer" / "01_tensors" / "01_tensors.ipynb")
     out = tmp_path_factory.mktemp("graded")
-    results = grade(submissions, out)
+    results = grade(submissions, out, jobs=2)  # two at once: each kernel uses one thread
     return out, {(r.student, r.assignment): r for r in results}
 
 

@@ -50,6 +50,11 @@ def is_solution_cell(cell: NotebookNode) -> bool:
     return bool(grading(cell).get("solution"))
 
 
+def is_gpu_test_cell(cell: NotebookNode) -> bool:
+    """A GPU-only test cell: by convention its grade_id ends in '-gpu-tests'."""
+    return is_test_cell(cell) and str(grading(cell).get("grade_id", "")).endswith("-gpu-tests")
+
+
 def test_cells(nb: NotebookNode) -> Iterator[NotebookNode]:
     return (cell for cell in nb.cells if is_test_cell(cell))
 
@@ -61,6 +66,7 @@ def tidy(nb: NotebookNode) -> NotebookNode:
     - other cells keep a valid, unique id, or get one derived from their position and text;
     - nbgrader metadata carries ``schema_version`` 3;
     - outputs and execution counts are cleared (the source is code, not a record of a run);
+    - GPU-only test cells are tagged ``nbval-skip`` (CPU machines run nbval too);
     - kernel and language metadata are fixed to the course's Python 3 kernel.
     """
     nb.nbformat, nb.nbformat_minor = 4, max(nb.get("nbformat_minor", 5), 5)
@@ -70,6 +76,11 @@ def tidy(nb: NotebookNode) -> NotebookNode:
         if meta:
             meta["schema_version"] = NBGRADER_SCHEMA_VERSION
             cell_id = meta.get("grade_id")
+            if is_gpu_test_cell(cell):
+                # nbval runs on CPU machines too; the GPU checks run under `make gpu-check` instead.
+                tags = cell.metadata.setdefault("tags", [])
+                if "nbval-skip" not in tags:
+                    tags.append("nbval-skip")
         else:
             cell_id = cell.get("id")
             if not cell_id or not _VALID_ID.match(cell_id) or cell_id in seen:

@@ -38,8 +38,7 @@ def _assignments_with_gpu_cells() -> list[str]:
     from autograder import course, notebooks
 
     return [name for name in course.assignments()
-            if any(notebooks.grading(c).get("grade_id", "").endswith("-gpu-tests")
-                   for c in notebooks.read(course.solution_notebook(name)).cells)]
+            if any(map(notebooks.is_gpu_test_cell, notebooks.read(course.solution_notebook(name)).cells))]
 
 
 @pytest.mark.gpu
@@ -58,7 +57,7 @@ def test_gpu_only_cells_pass_on_the_solution(name):
     failures = []
     for cell in nb.cells:
         gid = notebooks.grading(cell).get("grade_id", "")
-        if gid.endswith("-gpu-tests"):
+        if notebooks.is_gpu_test_cell(cell):
             errors = [o for o in cell.get("outputs", []) if o.get("output_type") == "error"]
             if errors:
                 failures.append(f"{gid}: {errors[0].get('ename')}: {errors[0].get('evalue')}")

@@ -37,10 +37,6 @@ def _outside_markers(source: str) -> list[str]:
     return lines
 
 
-def _is_gpu_cell(cell) -> bool:
-    return notebooks.grading(cell).get("grade_id", "").endswith("-gpu-tests")
-
-
 @pytest.fixture(scope="module")
 def fresh_release(tmp_path_factory, assignments):
     into = tmp_path_factory.mktemp("release")
@@ -103,7 +99,7 @@ def test_each_exercise_states_its_points(assignments):
             for later in cells[i + 1:]:
                 if notebooks.is_solution_cell(later):
                     break
-                if notebooks.is_test_cell(later) and not _is_gpu_cell(later):  # GPU cells state their points apart
+                if notebooks.is_test_cell(later) and not notebooks.is_gpu_test_cell(later):  # GPU cells state their points apart
                     points += float(notebooks.grading(later)["points"])
             assert float(match.group(1)) == points, f"{name}/{gid}: heading says {match.group(1)} points, tests give {points:g}"
             assert "check looks for" in intro, f"{name}/{gid}: say what the check looks for"

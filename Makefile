@@ -54,7 +54,7 @@ gpu-check: install
 	$(PY) -m pytest tests -m gpu -rs
 
 bench: install
-	$(PY) bench/run_all.py
+	$(PY) bench/mnist_speed.py
 
 clean:
 	rm -rf graded .grading .pytest_cache .hypothesis

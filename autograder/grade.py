@@ -29,8 +29,6 @@ from .integrity import read_audit_log, scan_cells
 from .nbgrader_run import nbgrader, write_config
 from .sandbox import Limits, isolation_note, prepare_kernel_home, wrap
 
-DEFAULT_SUBMISSION_TIMEOUT_S = Limits.wall_s
-
 
 NEEDS_GPU = "needs a GPU runner"
 

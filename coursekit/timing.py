@@ -9,7 +9,7 @@ from typing import Callable, Iterator
 
 import torch
 
-__all__ = ["synchronize", "Timer", "measure"]
+__all__ = ["synchronize", "Timer", "measure", "report_time"]
 
 
 def synchronize(device: torch.device | str | None = None) -> None:
@@ -58,5 +58,3 @@ def report_time(label: str, device: torch.device | str | None = None) -> Iterato
         yield t
     print(f"{label}: {t.seconds:.2f} s")
 
-
-__all__.append("report_time")

@@ -16,7 +16,7 @@ from pathlib import Path
 import psutil
 import pytest
 
-from autograder import notebooks
+from autograder import course, notebooks
 from autograder.grade import grade
 from autograder.sandbox import Limits, namespaces_available
 from submission_factory import student_copy
@@ -201,7 +201,7 @@ def _csv_without_timing(path: Path) -> list[dict]:
 
 def test_parallel_grading_matches_serial(tmp_path):
     folder = tmp_path / "subs"
-    _write_zoo(folder, {"correct": student_copy(NAME), "blank": notebooks.read(Path(__file__).resolve().parents[1] / "lessons" / NAME / f"{NAME}.ipynb"),
+    _write_zoo(folder, {"correct": student_copy(NAME), "blank": notebooks.read(course.lesson_notebook(NAME)),
                         "one-wrong": student_copy(NAME, leave_stub="make-grid")})
     serial, parallel = tmp_path / "serial", tmp_path / "parallel"
     grade(folder, serial, jobs=1, runner="cpu")

@@ -1,6 +1,30 @@
 """Other answers for lesson 05 (see autograder/variants.py): mistakes the tests must catch, and
 correct answers written differently that must keep full marks."""
 
+# The loop most fit() variants start from; each wrong one changes a line or two of it.
+_FIT = (
+    "def fit(model, x, y, optimizer, epochs, batch_size=32, generator=None):\n"
+    "    history = {'loss': [], 'accuracy': []}\n"
+    "    loss_fn = nn.CrossEntropyLoss()\n"
+    "    for _ in range(epochs):\n"
+    "        model.train()\n"
+    "        order = torch.randperm(len(x), generator=generator).to(x.device)\n"
+    "        losses = [train_step(model, x[order[s:s + batch_size]], y[order[s:s + batch_size]], optimizer, loss_fn)\n"
+    "                  for s in range(0, len(x), batch_size)]\n"
+    "        history['loss'].append(sum(losses) / len(losses))\n"
+    "        history['accuracy'].append(accuracy(model, x, y))\n"
+    "    return history\n"
+)
+
+
+def _fit_with(*edits: tuple[str, str]) -> str:
+    source = _FIT
+    for old, new in edits:
+        assert old in source, f"variant edit does not apply: {old!r}"
+        source = source.replace(old, new)
+    return source
+
+
 WRONG = {
     "make-circles": [
         # Draws from PyTorch's global random state: the visible checks pass, the data is not reproducible.
@@ -96,65 +120,19 @@ WRONG = {
     ],
     "fit": [
         # train() once before the loop: after the first accuracy() every step runs in eval mode.
-        "def fit(model, x, y, optimizer, epochs, batch_size=32, generator=None):\n"
-        "    history = {'loss': [], 'accuracy': []}\n"
-        "    loss_fn = nn.CrossEntropyLoss()\n"
-        "    model.train()\n"
-        "    for _ in range(epochs):\n"
-        "        order = torch.randperm(len(x), generator=generator).to(x.device)\n"
-        "        losses = [train_step(model, x[order[s:s + batch_size]], y[order[s:s + batch_size]], optimizer, loss_fn)\n"
-        "                  for s in range(0, len(x), batch_size)]\n"
-        "        history['loss'].append(sum(losses) / len(losses))\n"
-        "        history['accuracy'].append(accuracy(model, x, y))\n"
-        "    return history\n",
+        _fit_with(("    for _ in range(epochs):\n        model.train()\n", "    model.train()\n    for _ in range(epochs):\n")),
         # Never shuffles.
-        "def fit(model, x, y, optimizer, epochs, batch_size=32, generator=None):\n"
-        "    history = {'loss': [], 'accuracy': []}\n"
-        "    loss_fn = nn.CrossEntropyLoss()\n"
-        "    for _ in range(epochs):\n"
-        "        model.train()\n"
-        "        losses = [train_step(model, x[s:s + batch_size], y[s:s + batch_size], optimizer, loss_fn)\n"
-        "                  for s in range(0, len(x), batch_size)]\n"
-        "        history['loss'].append(sum(losses) / len(losses))\n"
-        "        history['accuracy'].append(accuracy(model, x, y))\n"
-        "    return history\n",
+        _fit_with(("        order = torch.randperm(len(x), generator=generator).to(x.device)\n", ""),
+                  ("x[order[s:s + batch_size]], y[order[s:s + batch_size]]", "x[s:s + batch_size], y[s:s + batch_size]")),
         # Shuffles x and y with two different permutations.
-        "def fit(model, x, y, optimizer, epochs, batch_size=32, generator=None):\n"
-        "    history = {'loss': [], 'accuracy': []}\n"
-        "    loss_fn = nn.CrossEntropyLoss()\n"
-        "    for _ in range(epochs):\n"
-        "        model.train()\n"
-        "        xs = x[torch.randperm(len(x), generator=generator).to(x.device)]\n"
-        "        ys = y[torch.randperm(len(y), generator=generator).to(y.device)]\n"
-        "        losses = [train_step(model, xs[s:s + batch_size], ys[s:s + batch_size], optimizer, loss_fn)\n"
-        "                  for s in range(0, len(x), batch_size)]\n"
-        "        history['loss'].append(sum(losses) / len(losses))\n"
-        "        history['accuracy'].append(accuracy(model, x, y))\n"
-        "    return history\n",
+        _fit_with(("        order = torch.randperm(len(x), generator=generator).to(x.device)\n",
+                   "        xs = x[torch.randperm(len(x), generator=generator).to(x.device)]\n"
+                   "        ys = y[torch.randperm(len(y), generator=generator).to(y.device)]\n"),
+                  ("model, x[order[s:s + batch_size]], y[order[s:s + batch_size]]", "model, xs[s:s + batch_size], ys[s:s + batch_size]")),
         # Drops the last, smaller batch.
-        "def fit(model, x, y, optimizer, epochs, batch_size=32, generator=None):\n"
-        "    history = {'loss': [], 'accuracy': []}\n"
-        "    loss_fn = nn.CrossEntropyLoss()\n"
-        "    for _ in range(epochs):\n"
-        "        model.train()\n"
-        "        order = torch.randperm(len(x), generator=generator).to(x.device)\n"
-        "        losses = [train_step(model, x[order[s:s + batch_size]], y[order[s:s + batch_size]], optimizer, loss_fn)\n"
-        "                  for s in range(0, len(x) - batch_size + 1, batch_size)]\n"
-        "        history['loss'].append(sum(losses) / len(losses))\n"
-        "        history['accuracy'].append(accuracy(model, x, y))\n"
-        "    return history\n",
+        _fit_with(("range(0, len(x), batch_size)", "range(0, len(x) - batch_size + 1, batch_size)")),
         # Shuffles with the global random state instead of the generator.
-        "def fit(model, x, y, optimizer, epochs, batch_size=32, generator=None):\n"
-        "    history = {'loss': [], 'accuracy': []}\n"
-        "    loss_fn = nn.CrossEntropyLoss()\n"
-        "    for _ in range(epochs):\n"
-        "        model.train()\n"
-        "        order = torch.randperm(len(x)).to(x.device)\n"
-        "        losses = [train_step(model, x[order[s:s + batch_size]], y[order[s:s + batch_size]], optimizer, loss_fn)\n"
-        "                  for s in range(0, len(x), batch_size)]\n"
-        "        history['loss'].append(sum(losses) / len(losses))\n"
-        "        history['accuracy'].append(accuracy(model, x, y))\n"
-        "    return history\n",
+        _fit_with(("torch.randperm(len(x), generator=generator)", "torch.randperm(len(x))")),
         # Its own loop, without zero_grad.
         "def fit(model, x, y, optimizer, epochs, batch_size=32, generator=None):\n"
         "    history = {'loss': [], 'accuracy': []}\n"

@@ -8,7 +8,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import nbformat
-from nbclient import NotebookClient
 from nbclient.exceptions import CellTimeoutError, DeadKernelError
 
 from . import notebooks, settings
@@ -47,8 +46,7 @@ def _first_error_before(nb, index: int) -> str | None:
 
 def run_checks(path: Path, cell_timeout: int = settings.CELL_TIMEOUT_S) -> tuple[list[CheckRow], float]:
     nb = notebooks.read(path)
-    client = NotebookClient(nb, timeout=cell_timeout, kernel_name="python3", allow_errors=True,
-                            resources={"metadata": {"path": str(path.parent)}})
+    client = notebooks.client(nb, path.parent, timeout=cell_timeout)
     start = time.monotonic()
     try:
         client.execute()

@@ -35,6 +35,17 @@ def write(nb: NotebookNode, path: str | Path) -> bool:
     return True
 
 
+def client(nb: NotebookNode, folder: str | Path, timeout: int) -> "NotebookClient":
+    """An nbclient runner for ``nb`` that starts its kernel in ``folder``, keeps going after errors
+    and waits for late outputs (see ``settings.IOPUB_TIMEOUT_S``)."""
+    from nbclient import NotebookClient  # imported here: most users of this module never execute
+
+    from autograder import settings
+
+    return NotebookClient(nb, timeout=timeout, iopub_timeout=settings.IOPUB_TIMEOUT_S, kernel_name="python3",
+                          allow_errors=True, resources={"metadata": {"path": str(folder)}})
+
+
 def grading(cell: NotebookNode) -> dict:
     """The cell's nbgrader metadata ({} when it has none)."""
     return cell.get("metadata", {}).get("nbgrader", {}) or {}

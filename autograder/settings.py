@@ -4,6 +4,10 @@ from __future__ import annotations
 
 # Training cells run for minutes on a CPU; nbgrader's default of 30 s per cell is far too short.
 CELL_TIMEOUT_S = 600
+# How long to wait for a cell's last outputs after the kernel says it finished. nbclient's default
+# (4 s) silently drops outputs when two gradings share a loaded 2-core machine, which made feedback
+# pages differ between runs; waiting longer costs nothing when the outputs arrive on time.
+IOPUB_TIMEOUT_S = 120
 # Files in a lesson folder that are never released or collected (run artefacts, editor litter).
 IGNORED = [".ipynb_checkpoints", "*.pyc", "__pycache__", "feedback", "*.pt", "*.pth", "*.part"]
 CODE_STUB = "# YOUR CODE HERE\nraise NotImplementedError()"
@@ -17,6 +21,7 @@ def configure(c, *, source: str, release: str, cell_timeout: int = CELL_TIMEOUT_
     c.ClearSolutions.code_stub = {"python": CODE_STUB}
     c.Execute.timeout = cell_timeout
     c.Execute.interrupt_on_timeout = True
+    c.Execute.iopub_timeout = IOPUB_TIMEOUT_S
     c.OverwriteCells.add_missing_cells = True
     c.LimitOutput.max_lines = 1000
     c.LimitOutput.max_traceback = 100

@@ -18,7 +18,6 @@ import runpy
 from dataclasses import dataclass
 from pathlib import Path
 
-from nbclient import NotebookClient
 
 from . import course, notebooks, settings
 
@@ -73,8 +72,7 @@ def try_variants(assignment: str) -> list[VariantResult]:
     unknown = sorted((set(wrong) | set(right)) - ids)
     if unknown:
         raise ValueError(f"{assignment} variants name cells that are not solution cells: {unknown}")
-    client = NotebookClient(nb, timeout=settings.CELL_TIMEOUT_S, kernel_name="python3", allow_errors=True,
-                            resources={"metadata": {"path": str(path.parent)}})
+    client = notebooks.client(nb, path.parent, timeout=settings.CELL_TIMEOUT_S)
     results: list[VariantResult] = []
     with client.setup_kernel():
         for index, cell in enumerate(nb.cells):

@@ -66,3 +66,16 @@ def test_check_explains_missing_and_broken_notebooks(tmp_path):
     broken.write_text("{ this is not json", encoding="utf-8")
     with pytest.raises(SystemExit, match="not a valid notebook"):
         check(broken)
+
+
+def test_every_execution_path_waits_for_late_outputs():
+    """nbclient's 4 s default dropped outputs under load and made feedback pages differ between runs."""
+    from traitlets.config import Config
+
+    from autograder import settings
+
+    c = Config()
+    settings.configure(c, source="s", release="r")
+    assert c.Execute.iopub_timeout == settings.IOPUB_TIMEOUT_S >= 60
+    runner = notebooks.client(nbformat.v4.new_notebook(), ".", timeout=5)
+    assert runner.iopub_timeout == settings.IOPUB_TIMEOUT_S and runner.allow_errors

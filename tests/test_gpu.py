@@ -46,14 +46,11 @@ def _assignments_with_gpu_cells() -> list[str]:
 @pytest.mark.parametrize("name", _assignments_with_gpu_cells())
 def test_gpu_only_cells_pass_on_the_solution(name):
     """Run the whole solution notebook on the GPU machine; every GPU-only test cell must pass."""
-    from nbclient import NotebookClient
-
     from autograder import course, notebooks
 
     path = course.solution_notebook(name)
     nb = notebooks.read(path)
-    NotebookClient(nb, timeout=900, kernel_name="python3", allow_errors=True,
-                   resources={"metadata": {"path": str(path.parent)}}).execute()
+    notebooks.client(nb, path.parent, timeout=900).execute()
     failures = []
     for cell in nb.cells:
         gid = notebooks.grading(cell).get("grade_id", "")

@@ -30,6 +30,7 @@ import torch
 
 __all__ = [
     "DATASETS",
+    "CLASS_NAMES",
     "DataNotFoundError",
     "ChecksumError",
     "IDXFormatError",
@@ -98,6 +99,13 @@ DATASETS: dict[str, DatasetInfo] = {
             "https://github.com/zalandoresearch/fashion-mnist/raw/master/data/fashion/",
         ),
     ),
+}
+
+# Label k of each data set means CLASS_NAMES[dataset][k] (Fashion-MNIST's order is Zalando's README's).
+CLASS_NAMES: dict[str, tuple[str, ...]] = {
+    "mnist": tuple(str(digit) for digit in range(10)),
+    "fashion-mnist": ("T-shirt/top", "Trouser", "Pullover", "Dress", "Coat",
+                      "Sandal", "Shirt", "Sneaker", "Bag", "Ankle boot"),
 }
 
 _DOWNLOAD_TIMEOUT_S = 30

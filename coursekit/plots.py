@@ -7,7 +7,7 @@ from typing import Mapping, Sequence
 import matplotlib.pyplot as plt
 import torch
 
-__all__ = ["show_matrix", "show_broadcast", "show_digits", "plot_history", "plot_confusion"]
+__all__ = ["show_matrix", "show_broadcast", "show_digits", "plot_history", "plot_runs", "plot_confusion"]
 
 
 def show_matrix(t: torch.Tensor, title: str = "", ax=None, fmt: str = "{:g}"):
@@ -75,6 +75,38 @@ def plot_history(history: Mapping[str, Sequence[float]], xlabel: str = "epoch", 
         ax.set_xlabel(xlabel)
         ax.grid(alpha=0.3)
         ax.legend()
+    if title:
+        fig.suptitle(title)
+    fig.tight_layout()
+    return fig
+
+
+def plot_runs(runs: Mapping[str, Mapping[str, Sequence[float]]], metrics: Sequence[str] = ("test_loss", "test_acc"),
+              xlabel: str = "epoch", title: str = ""):
+    """Compare several runs: one panel per metric, one line per run.
+
+    ``runs`` maps a run's name (for example "Adam 1e-3, seed 0") to a history such as
+    :func:`coursekit.mnist.fit` returns. Runs whose names share the text before the first ", seed"
+    get one colour, so repeats over seeds read as a band of lines rather than a rainbow.
+    """
+    missing = sorted({m for h in runs.values() for m in metrics if m not in h})
+    if missing:
+        raise KeyError(f"plot_runs: some runs have no {missing}; each history needs every metric in {list(metrics)}")
+    families = list(dict.fromkeys(name.split(", seed")[0] for name in runs))
+    colours = {family: f"C{i % 10}" for i, family in enumerate(families)}
+    fig, axes = plt.subplots(1, len(metrics), figsize=(5 * len(metrics), 3.4), squeeze=False)
+    for ax, metric in zip(axes.flat, metrics):
+        labelled: set[str] = set()
+        for name, history in runs.items():
+            family = name.split(", seed")[0]
+            values = history[metric]
+            ax.plot(range(1, len(values) + 1), values, marker="o", markersize=3, color=colours[family],
+                    label=None if family in labelled else family, alpha=0.85)
+            labelled.add(family)
+        ax.set_xlabel(xlabel)
+        ax.set_title(metric.replace("_", " "))
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize=8)
     if title:
         fig.suptitle(title)
     fig.tight_layout()

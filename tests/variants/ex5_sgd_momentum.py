@@ -1,0 +1,243 @@
+"""Other answers for exercise 5, SGD with momentum against Adam (see autograder/variants.py)."""
+
+WRONG = {
+    "make-optimizer": [
+        # Momentum forgotten: plain SGD.
+        "def make_optimizer(name, params):\n"
+        "    if name in ('sgd', 'sgd+cosine'):\n        return torch.optim.SGD(params, lr=0.01)\n"
+        "    if name == 'adam':\n        return torch.optim.Adam(params, lr=1e-3)\n"
+        "    raise ValueError(name)\n",
+        # Nesterov switched on: passes the visible checks.
+        "def make_optimizer(name, params):\n"
+        "    if name in ('sgd', 'sgd+cosine'):\n        return torch.optim.SGD(params, lr=0.01, momentum=0.9, nesterov=True)\n"
+        "    if name == 'adam':\n        return torch.optim.Adam(params, lr=1e-3)\n"
+        "    raise ValueError(name)\n",
+        # Learning rate 0.1 for SGD.
+        "def make_optimizer(name, params):\n"
+        "    if name in ('sgd', 'sgd+cosine'):\n        return torch.optim.SGD(params, lr=0.1, momentum=0.9)\n"
+        "    if name == 'adam':\n        return torch.optim.Adam(params, lr=1e-3)\n"
+        "    raise ValueError(name)\n",
+        # Weight decay added "for good measure": passes the visible checks.
+        "def make_optimizer(name, params):\n"
+        "    if name in ('sgd', 'sgd+cosine'):\n        return torch.optim.SGD(params, lr=0.01, momentum=0.9, weight_decay=5e-4)\n"
+        "    if name == 'adam':\n        return torch.optim.Adam(params, lr=1e-3)\n"
+        "    raise ValueError(name)\n",
+        # Adam at 1e-2.
+        "def make_optimizer(name, params):\n"
+        "    if name in ('sgd', 'sgd+cosine'):\n        return torch.optim.SGD(params, lr=0.01, momentum=0.9)\n"
+        "    if name == 'adam':\n        return torch.optim.Adam(params, lr=1e-2)\n"
+        "    raise ValueError(name)\n",
+        # AdamW is not Adam (decoupled weight decay 0.01 by default), though it passes isinstance(Adam).
+        "def make_optimizer(name, params):\n"
+        "    if name in ('sgd', 'sgd+cosine'):\n        return torch.optim.SGD(params, lr=0.01, momentum=0.9)\n"
+        "    if name == 'adam':\n        return torch.optim.AdamW(params, lr=1e-3)\n"
+        "    raise ValueError(name)\n",
+        # Any unknown name silently becomes Adam.
+        "def make_optimizer(name, params):\n"
+        "    if name in ('sgd', 'sgd+cosine'):\n        return torch.optim.SGD(params, lr=0.01, momentum=0.9)\n"
+        "    return torch.optim.Adam(params, lr=1e-3)\n",
+    ],
+    "cosine-lr": [
+        # Sine instead of cosine.
+        "def cosine_lr(base_lr, epoch, T_max, eta_min=0.0):\n"
+        "    return eta_min + (base_lr - eta_min) * (1 + math.sin(math.pi * epoch / T_max)) / 2\n",
+        # The 1/2 forgotten.
+        "def cosine_lr(base_lr, epoch, T_max, eta_min=0.0):\n"
+        "    return eta_min + (base_lr - eta_min) * (1 + math.cos(math.pi * epoch / T_max))\n",
+        # eta_min ignored: right whenever eta_min is 0, so the visible check passes.
+        "def cosine_lr(base_lr, epoch, T_max, eta_min=0.0):\n"
+        "    return base_lr * (1 + math.cos(math.pi * epoch / T_max)) / 2\n",
+        # eta_min only added, not subtracted from the amplitude: visible check passes.
+        "def cosine_lr(base_lr, epoch, T_max, eta_min=0.0):\n"
+        "    return eta_min + base_lr * (1 + math.cos(math.pi * epoch / T_max)) / 2\n",
+        # pi forgotten.
+        "def cosine_lr(base_lr, epoch, T_max, eta_min=0.0):\n"
+        "    return eta_min + (base_lr - eta_min) * (1 + math.cos(epoch / T_max)) / 2\n",
+        # Off by one epoch.
+        "def cosine_lr(base_lr, epoch, T_max, eta_min=0.0):\n"
+        "    return eta_min + (base_lr - eta_min) * (1 + math.cos(math.pi * (epoch + 1) / T_max)) / 2\n",
+    ],
+    "make-recipe": [
+        # T_max hard-coded to 10: right for the 10-epoch runs only, so the visible check passes.
+        "def make_recipe(name, model, epochs):\n"
+        "    optimizer = make_optimizer(name, model.parameters())\n"
+        "    if name == 'sgd+cosine':\n"
+        "        return optimizer, torch.optim.lr_scheduler.CosineAnnealingLR(optimizer, T_max=10)\n"
+        "    return optimizer, None\n",
+        # T_max counted in batches while the scheduler steps once per epoch.
+        "def make_recipe(name, model, epochs):\n"
+        "    optimizer = make_optimizer(name, model.parameters())\n"
+        "    if name == 'sgd+cosine':\n"
+        "        return optimizer, torch.optim.lr_scheduler.CosineAnnealingLR(optimizer, T_max=epochs * 938)\n"
+        "    return optimizer, None\n",
+        # T_max = epochs - 1 (the last epoch's index).
+        "def make_recipe(name, model, epochs):\n"
+        "    optimizer = make_optimizer(name, model.parameters())\n"
+        "    if name == 'sgd+cosine':\n"
+        "        return optimizer, torch.optim.lr_scheduler.CosineAnnealingLR(optimizer, T_max=max(epochs - 1, 1))\n"
+        "    return optimizer, None\n",
+        # The scheduler drives a second optimizer, not the one returned.
+        "def make_recipe(name, model, epochs):\n"
+        "    optimizer = make_optimizer(name, model.parameters())\n"
+        "    if name == 'sgd+cosine':\n"
+        "        return optimizer, torch.optim.lr_scheduler.CosineAnnealingLR(make_optimizer(name, model.parameters()), T_max=epochs)\n"
+        "    return optimizer, None\n",
+        # A cosine schedule for every recipe, Adam included.
+        "def make_recipe(name, model, epochs):\n"
+        "    optimizer = make_optimizer(name, model.parameters())\n"
+        "    return optimizer, torch.optim.lr_scheduler.CosineAnnealingLR(optimizer, T_max=epochs)\n",
+        # SGD rebuilt by hand with Nesterov: passes the visible check.
+        "def make_recipe(name, model, epochs):\n"
+        "    if name == 'sgd+cosine':\n"
+        "        optimizer = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9, nesterov=True)\n"
+        "        return optimizer, torch.optim.lr_scheduler.CosineAnnealingLR(optimizer, T_max=epochs)\n"
+        "    return make_optimizer(name, model.parameters()), None\n",
+    ],
+    "train-recipe": [
+        # Scheduler stepped per batch: T_max=epochs then runs out after a few batches. Passes the visible check.
+        "def train_recipe(name, train, test, epochs, seed=0, batch_size=64, progress=True):\n"
+        "    set_seed(seed)\n"
+        "    model = MNISTModel().to(device)\n"
+        "    optimizer, scheduler = make_recipe(name, model, epochs)\n"
+        "    return fit(model, train, test, epochs=epochs, optimizer=optimizer, device=device, batch_size=batch_size,\n"
+        "               seed=seed, scheduler=scheduler, scheduler_per='batch', progress=progress)\n",
+        # A hand-written loop that hands the scheduler to train_one_epoch, which steps it per batch.
+        "from coursekit.mnist import InMemoryBatches, evaluate, train_one_epoch\n"
+        "def train_recipe(name, train, test, epochs, seed=0, batch_size=64, progress=True):\n"
+        "    set_seed(seed)\n"
+        "    model = MNISTModel().to(device)\n"
+        "    optimizer, scheduler = make_recipe(name, model, epochs)\n"
+        "    batches = InMemoryBatches(*train, batch_size=batch_size, generator=torch.Generator().manual_seed(seed))\n"
+        "    loss_fn = torch.nn.CrossEntropyLoss()\n"
+        "    history = {'train_loss': [], 'train_acc': [], 'test_loss': [], 'test_acc': []}\n"
+        "    for _ in range(epochs):\n"
+        "        tr = train_one_epoch(model, batches, optimizer, loss_fn, device, scheduler)\n"
+        "        te = evaluate(model, *test, loss_fn, device)\n"
+        "        for key, value in zip(history, tr + te):\n"
+        "            history[key].append(value)\n"
+        "    return history\n",
+        # The scheduler is built but never given to fit: the learning rate stays at 0.01.
+        "def train_recipe(name, train, test, epochs, seed=0, batch_size=64, progress=True):\n"
+        "    set_seed(seed)\n"
+        "    model = MNISTModel().to(device)\n"
+        "    optimizer, scheduler = make_recipe(name, model, epochs)\n"
+        "    return fit(model, train, test, epochs=epochs, optimizer=optimizer, device=device, batch_size=batch_size,\n"
+        "               seed=seed, progress=progress)\n",
+        # The recipe built for 10 epochs whatever the run's length.
+        "def train_recipe(name, train, test, epochs, seed=0, batch_size=64, progress=True):\n"
+        "    set_seed(seed)\n"
+        "    model = MNISTModel().to(device)\n"
+        "    optimizer, scheduler = make_recipe(name, model, 10)\n"
+        "    return fit(model, train, test, epochs=epochs, optimizer=optimizer, device=device, batch_size=batch_size,\n"
+        "               seed=seed, scheduler=scheduler, progress=progress)\n",
+        # Seeded after the model is built: every run starts from different weights.
+        "def train_recipe(name, train, test, epochs, seed=0, batch_size=64, progress=True):\n"
+        "    model = MNISTModel().to(device)\n"
+        "    set_seed(seed)\n"
+        "    optimizer, scheduler = make_recipe(name, model, epochs)\n"
+        "    return fit(model, train, test, epochs=epochs, optimizer=optimizer, device=device, batch_size=batch_size,\n"
+        "               seed=seed, scheduler=scheduler, progress=progress)\n",
+    ],
+    "first-epoch-reaching": [
+        # Counts epochs from 0.
+        "def first_epoch_reaching(history, target):\n"
+        "    for k, acc in enumerate(history['test_acc']):\n        if acc >= target:\n            return k\n"
+        "    return None\n",
+        # Strictly above the target: passes the visible check.
+        "def first_epoch_reaching(history, target):\n"
+        "    for k, acc in enumerate(history['test_acc'], start=1):\n        if acc > target:\n            return k\n"
+        "    return None\n",
+        # -1 for "never": passes the visible check.
+        "def first_epoch_reaching(history, target):\n"
+        "    for k, acc in enumerate(history['test_acc'], start=1):\n        if acc >= target:\n            return k\n"
+        "    return -1\n",
+        # Reads the training accuracy.
+        "def first_epoch_reaching(history, target):\n"
+        "    for k, acc in enumerate(history['train_acc'], start=1):\n        if acc >= target:\n            return k\n"
+        "    return None\n",
+        # The epoch of the best accuracy, not the first one at the target: passes the visible check.
+        "def first_epoch_reaching(history, target):\n"
+        "    accs = history['test_acc']\n"
+        "    best = max(range(len(accs)), key=lambda k: accs[k])\n"
+        "    return best + 1 if accs[best] >= target else None\n",
+    ],
+}
+
+RIGHT = {
+    "make-optimizer": [
+        # A table of constructors; an unknown name raises KeyError.
+        "def make_optimizer(name, params):\n"
+        "    recipes = {'sgd': lambda p: torch.optim.SGD(p, lr=0.01, momentum=0.9),\n"
+        "               'sgd+cosine': lambda p: torch.optim.SGD(p, lr=0.01, momentum=0.9),\n"
+        "               'adam': lambda p: torch.optim.Adam(p, lr=1e-3)}\n"
+        "    return recipes[name](params)\n",
+        # Positional arguments, the defaults spelt out, the parameters listed first, and a fused kernel.
+        "def make_optimizer(name, params):\n"
+        "    params = list(params)\n"
+        "    if name == 'adam':\n"
+        "        return torch.optim.Adam(params, 0.001, betas=(0.9, 0.999), eps=1e-8, weight_decay=0.0, fused=True)\n"
+        "    if name.startswith('sgd') and name in {'sgd', 'sgd+cosine'}:\n"
+        "        return torch.optim.SGD(params, 0.01, 0.9, dampening=0, weight_decay=0, nesterov=False, foreach=False)\n"
+        "    raise ValueError(f'no recipe called {name}')\n",
+    ],
+    "cosine-lr": [
+        # With torch instead of math, as a float.
+        "def cosine_lr(base_lr, epoch, T_max, eta_min=0.0):\n"
+        "    angle = torch.tensor(torch.pi * epoch / T_max, dtype=torch.float64)\n"
+        "    return (eta_min + 0.5 * (base_lr - eta_min) * (1 + torch.cos(angle))).item()\n",
+        # The half-angle form: (1 + cos x) / 2 = cos(x / 2) ** 2.
+        "def cosine_lr(base_lr, epoch, T_max, eta_min=0.0):\n"
+        "    return eta_min + (base_lr - eta_min) * math.cos(math.pi * epoch / (2 * T_max)) ** 2\n",
+        # Returned as a 0-d float64 tensor.
+        "def cosine_lr(base_lr, epoch, T_max, eta_min=0.0):\n"
+        "    t = torch.tensor(epoch / T_max, dtype=torch.float64)\n"
+        "    return eta_min + (base_lr - eta_min) * (1 + torch.cos(torch.pi * t)) / 2\n",
+    ],
+    "make-recipe": [
+        # eta_min written out, SGD built by hand.
+        "def make_recipe(name, model, epochs):\n"
+        "    if name == 'sgd+cosine':\n"
+        "        optimizer = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)\n"
+        "        return optimizer, torch.optim.lr_scheduler.CosineAnnealingLR(optimizer, T_max=epochs, eta_min=0)\n"
+        "    return make_optimizer(name, model.parameters()), None\n",
+        # The same schedule as a LambdaLR multiplier.
+        "def make_recipe(name, model, epochs):\n"
+        "    optimizer = make_optimizer(name, model.parameters())\n"
+        "    if name != 'sgd+cosine':\n        return optimizer, None\n"
+        "    factor = lambda e: 0.5 * (1 + math.cos(math.pi * e / epochs))\n"
+        "    return optimizer, torch.optim.lr_scheduler.LambdaLR(optimizer, lr_lambda=factor)\n",
+    ],
+    "train-recipe": [
+        # A hand-written loop that steps the scheduler after each epoch.
+        "from coursekit.mnist import InMemoryBatches, evaluate, train_one_epoch\n"
+        "def train_recipe(name, train, test, epochs, seed=0, batch_size=64, progress=True):\n"
+        "    set_seed(seed)\n"
+        "    model = MNISTModel().to(device)\n"
+        "    optimizer, scheduler = make_recipe(name, model, epochs)\n"
+        "    batches = InMemoryBatches(*train, batch_size=batch_size, generator=torch.Generator().manual_seed(seed))\n"
+        "    loss_fn = torch.nn.CrossEntropyLoss()\n"
+        "    history = {'train_loss': [], 'train_acc': [], 'test_loss': [], 'test_acc': []}\n"
+        "    for _ in range(epochs):\n"
+        "        tr = train_one_epoch(model, batches, optimizer, loss_fn, device)\n"
+        "        if scheduler is not None:\n            scheduler.step()\n"
+        "        te = evaluate(model, *test, loss_fn, device)\n"
+        "        for key, value in zip(history, tr + te):\n"
+        "            history[key].append(value)\n"
+        "    return history\n",
+        # fit's default scheduler_per is 'epoch'; the model is moved after the recipe is built.
+        "def train_recipe(name, train, test, epochs, seed=0, batch_size=64, progress=True):\n"
+        "    set_seed(seed)\n"
+        "    model = MNISTModel()\n"
+        "    optimizer, scheduler = make_recipe(name, model, epochs)\n"
+        "    model.to(device)\n"
+        "    return fit(model, train, test, epochs=epochs, optimizer=optimizer, device=device,\n"
+        "               batch_size=batch_size, seed=seed, scheduler=scheduler, progress=progress)\n",
+    ],
+    "first-epoch-reaching": [
+        "def first_epoch_reaching(history, target):\n"
+        "    return next((k + 1 for k, acc in enumerate(history['test_acc']) if acc >= target), None)\n",
+        "def first_epoch_reaching(history, target):\n"
+        "    hits = (torch.tensor(history['test_acc'], dtype=torch.float64) >= target).nonzero()\n"
+        "    return int(hits[0, 0]) + 1 if len(hits) else None\n",
+    ],
+}

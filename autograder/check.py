@@ -34,14 +34,26 @@ def _error_message(cell) -> str | None:
     return None
 
 
-def _first_error_before(nb, index: int) -> str | None:
-    """The first failing non-test cell above ``index`` (an unfinished exercise, usually)."""
-    for cell in nb.cells[:index]:
-        if cell.cell_type == "code" and not notebooks.is_test_cell(cell):
-            message = _error_message(cell)
-            if message:
-                return message
-    return None
+def _errors_before(nb, index: int) -> list[str]:
+    """Error messages of the failing non-test code cells above ``index``, top first."""
+    messages = (_error_message(c) for c in nb.cells[:index] if c.cell_type == "code" and not notebooks.is_test_cell(c))
+    return [m for m in messages if m]
+
+
+def explain(nb, index: int, message: str | None) -> str | None:
+    """Turn the raw error of the test cell at ``index`` into what the student should do next."""
+    if not message:
+        return message
+    if message.startswith("NotImplementedError"):
+        return "not done yet: replace `raise NotImplementedError()` in the exercise above with your code"
+    if message.startswith("NameError"):
+        # A name is missing because a cell above failed; say which kind of failure it was.
+        earlier = _errors_before(nb, index)
+        if any("NotImplementedError" in m for m in earlier):
+            return "not done yet: an exercise above still raises NotImplementedError"
+        if earlier:
+            return f"{message}\na cell above failed first, fix it and run again: {earlier[0].splitlines()[0][:200]}"
+    return message
 
 
 def run_checks(path: Path, cell_timeout: int = settings.CELL_TIMEOUT_S) -> tuple[list[CheckRow], float]:
@@ -58,13 +70,7 @@ def run_checks(path: Path, cell_timeout: int = settings.CELL_TIMEOUT_S) -> tuple
             continue
         meta = notebooks.grading(cell)
         ran = cell.get("execution_count") is not None
-        message = _error_message(cell) if ran else "not run (the notebook stopped before this cell)"
-        if message and message.startswith("NotImplementedError"):
-            message = "not done yet: replace `raise NotImplementedError()` in the exercise above with your code"
-        elif message and message.startswith("NameError"):
-            earlier = _first_error_before(nb, index)
-            if earlier and "NotImplementedError" in earlier:
-                message = "not done yet: an exercise above still raises NotImplementedError"
+        message = explain(nb, index, _error_message(cell)) if ran else "not run (the notebook stopped before this cell)"
         rows.append(CheckRow(meta["grade_id"], float(meta.get("points", 0)), message is None, message or ""))
     return rows, time.monotonic() - start
 

@@ -79,3 +79,25 @@ def test_every_execution_path_waits_for_late_outputs():
     assert c.Execute.iopub_timeout == settings.IOPUB_TIMEOUT_S >= 60
     runner = notebooks.client(nbformat.v4.new_notebook(), ".", timeout=5)
     assert runner.iopub_timeout == settings.IOPUB_TIMEOUT_S and runner.allow_errors
+
+
+def _ran(cell, ename=None, evalue=""):
+    cell.execution_count = 1
+    cell.outputs = [nbformat.v4.new_output("error", ename=ename, evalue=evalue, traceback=[])] if ename else []
+    return cell
+
+
+def test_check_explains_a_missing_name_by_the_cell_that_failed_above():
+    from autograder.check import explain
+
+    demo = _ran(nbformat.v4.new_code_cell("plot(lrs)"), "ValueError", "x and y must have same first dimension")
+    stub = _ran(nbformat.v4.new_code_cell("def f(): raise NotImplementedError()"), "NotImplementedError")
+    test = _ran(_test_cell("check(f2())"), "NameError", "name 'f2' is not defined")
+    nb = nbformat.v4.new_notebook(cells=[demo, stub, test])
+    # Any unfinished exercise above wins, even when another cell failed before it.
+    assert explain(nb, 2, "NameError: name 'f2' is not defined").startswith("not done yet")
+    nb.cells = [demo, test]
+    message = explain(nb, 1, "NameError: name 'f2' is not defined")
+    assert "a cell above failed first" in message and "ValueError: x and y" in message
+    assert explain(nb, 1, None) is None
+    assert explain(nb, 1, "NotImplementedError: ").startswith("not done yet")

@@ -9,6 +9,28 @@ _SCALER = (
     "    return torch.amp.GradScaler(torch.device(device).type, enabled=enabled and dtype == torch.float16)\n\n\n"
 )
 
+# The correct step most amp_step variants start from; each wrong one changes a line or two of it.
+_STEP = (
+    "def amp_step(model, x, y, optimizer, scaler, loss_fn, dtype=torch.float16, enabled=True):\n"
+    "    optimizer.zero_grad()\n"
+    "    with torch.autocast(device_type=x.device.type, dtype=dtype, enabled=enabled):\n"
+    "        loss = loss_fn(model(x), y)\n"
+    "    scaler.scale(loss).backward()\n"
+    "    scaler.step(optimizer)\n"
+    "    scaler.update()\n"
+    "    return loss.detach()\n"
+)
+
+
+def _step_with(*edits: tuple[str, str]) -> str:
+    """_SCALER plus _STEP with each (old, new) edit applied once."""
+    source = _STEP
+    for old, new in edits:
+        assert source.count(old) == 1, f"variant edit does not apply exactly once: {old!r}"
+        source = source.replace(old, new)
+    return _SCALER + source
+
+
 WRONG = {
     "make-wide-mlp": [
         # Rounds the width down instead of up.
@@ -72,74 +94,20 @@ WRONG = {
         "    scaler.update()\n"
         "    return loss.detach()\n",
         # scaler.step without scaler.scale(loss).backward(): the gradients are divided by a scale never applied.
-        _SCALER +
-        "def amp_step(model, x, y, optimizer, scaler, loss_fn, dtype=torch.float16, enabled=True):\n"
-        "    optimizer.zero_grad()\n"
-        "    with torch.autocast(device_type=x.device.type, dtype=dtype, enabled=enabled):\n"
-        "        loss = loss_fn(model(x), y)\n"
-        "    scaler.scale(loss)\n"
-        "    loss.backward()\n"
-        "    scaler.step(optimizer)\n"
-        "    scaler.update()\n"
-        "    return loss.detach()\n",
+        _step_with(("    scaler.scale(loss).backward()\n", "    scaler.scale(loss)\n    loss.backward()\n")),
         # Forgets scaler.update() (passes the one-step visible check).
-        _SCALER +
-        "def amp_step(model, x, y, optimizer, scaler, loss_fn, dtype=torch.float16, enabled=True):\n"
-        "    optimizer.zero_grad()\n"
-        "    with torch.autocast(device_type=x.device.type, dtype=dtype, enabled=enabled):\n"
-        "        loss = loss_fn(model(x), y)\n"
-        "    scaler.scale(loss).backward()\n"
-        "    scaler.step(optimizer)\n"
-        "    return loss.detach()\n",
+        _step_with(("    scaler.update()\n", "")),
         # optimizer.step() directly with an enabled scaler: gradients 65536 times too large.
-        _SCALER +
-        "def amp_step(model, x, y, optimizer, scaler, loss_fn, dtype=torch.float16, enabled=True):\n"
-        "    optimizer.zero_grad()\n"
-        "    with torch.autocast(device_type=x.device.type, dtype=dtype, enabled=enabled):\n"
-        "        loss = loss_fn(model(x), y)\n"
-        "    scaler.scale(loss).backward()\n"
-        "    optimizer.step()\n"
-        "    scaler.update()\n"
-        "    return loss.detach()\n",
+        _step_with(("    scaler.step(optimizer)\n", "    optimizer.step()\n")),
         # Autocast around the optimizer step too (passes the visible check: SGD has no products to round).
-        _SCALER +
-        "def amp_step(model, x, y, optimizer, scaler, loss_fn, dtype=torch.float16, enabled=True):\n"
-        "    optimizer.zero_grad()\n"
-        "    with torch.autocast(device_type=x.device.type, dtype=dtype, enabled=enabled):\n"
-        "        loss = loss_fn(model(x), y)\n"
-        "        scaler.scale(loss).backward()\n"
-        "        scaler.step(optimizer)\n"
-        "        scaler.update()\n"
-        "    return loss.detach()\n",
+        _step_with(("    scaler.scale(loss).backward()\n    scaler.step(optimizer)\n    scaler.update()\n",
+                    "        scaler.scale(loss).backward()\n        scaler.step(optimizer)\n        scaler.update()\n")),
         # Hard-coded "cuda": on a CPU tensor autocast is then off.
-        _SCALER +
-        "def amp_step(model, x, y, optimizer, scaler, loss_fn, dtype=torch.float16, enabled=True):\n"
-        "    optimizer.zero_grad()\n"
-        "    with torch.autocast(device_type='cuda', dtype=dtype, enabled=enabled):\n"
-        "        loss = loss_fn(model(x), y)\n"
-        "    scaler.scale(loss).backward()\n"
-        "    scaler.step(optimizer)\n"
-        "    scaler.update()\n"
-        "    return loss.detach()\n",
+        _step_with(("device_type=x.device.type", "device_type='cuda'")),
         # Ignores `enabled`: the float32 arm of the comparison is autocast too.
-        _SCALER +
-        "def amp_step(model, x, y, optimizer, scaler, loss_fn, dtype=torch.float16, enabled=True):\n"
-        "    optimizer.zero_grad()\n"
-        "    with torch.autocast(device_type=x.device.type, dtype=dtype):\n"
-        "        loss = loss_fn(model(x), y)\n"
-        "    scaler.scale(loss).backward()\n"
-        "    scaler.step(optimizer)\n"
-        "    scaler.update()\n"
-        "    return loss.detach()\n",
+        _step_with((", enabled=enabled):", "):")),
         # No zero_grad: gradients pile up from the second step on.
-        _SCALER +
-        "def amp_step(model, x, y, optimizer, scaler, loss_fn, dtype=torch.float16, enabled=True):\n"
-        "    with torch.autocast(device_type=x.device.type, dtype=dtype, enabled=enabled):\n"
-        "        loss = loss_fn(model(x), y)\n"
-        "    scaler.scale(loss).backward()\n"
-        "    scaler.step(optimizer)\n"
-        "    scaler.update()\n"
-        "    return loss.detach()\n",
+        _step_with(("    optimizer.zero_grad()\n", "")),
     ],
     "throughput": [
         # No warm-up: the first, slow calls are timed.

@@ -4,10 +4,12 @@ Runs, on the same data, seed and recipe (MNISTModel, Adam 1e-3, batch 64, CrossE
 evaluation on the test set after every epoch):
 
 1. the canonical loop: ``DataLoader(TensorDataset(...), batch_size=64, shuffle=True)``;
-2. the notebook's loop: ``InMemoryBatches`` (one shuffled gather per epoch, then views),
-   ``Adam(fused=True)``;
+2. the same loop over ``InMemoryBatches`` (one ``index_select`` per batch) with ``Adam(fused=True)``;
+3. the notebook's loop: as 2, with the model wrapped in ``FusedMLP`` (one autograd node, backward
+   written by hand, one flat parameter tensor for Adam);
 
-then two speed runs timed to the target accuracy: the issue's quick try (BatchNorm, dropout, batch
+taking turns epoch by epoch (so that all three meet the same busy and quiet minutes of a shared
+machine); then two speed runs timed to the target accuracy: the issue's quick try (BatchNorm, dropout, batch
 512, one cycle over 4 epochs) and the course's faster recipe, side by side. Prints seconds per epoch, totals, accuracies and the ratio.
 
     python bench/mnist_speed.py [--epochs 10] [--seeds 0] [--skip-canonical] [--speed-only] [--threads N]
@@ -26,30 +28,64 @@ from torch.utils.data import DataLoader, TensorDataset
 
 from coursekit import set_seed
 from coursekit.data import load_split
+from coursekit.fused_mlp import FusedMLP
 from coursekit.mnist import InMemoryBatches, MNISTModel, evaluate, train_one_epoch
 
 TARGET = 0.978
 
 
-def run_loop(name, make_batches, train, test, epochs, seed, fused, threads):
-    torch.set_num_threads(threads)
-    set_seed(seed)
-    model = MNISTModel()
-    optimizer = torch.optim.Adam(model.parameters(), lr=1e-3, fused=fused)
-    loss_fn = nn.CrossEntropyLoss()
-    batches = make_batches(seed)
-    cpu = torch.device("cpu")
-    epoch_times, accs = [], []
-    for _ in range(epochs):
+class LoopRun:
+    """One loop's 10-epoch run, advanced one epoch at a time so that several runs can take turns.
+
+    Taking turns epoch by epoch means every loop meets the same slow and fast minutes of a shared
+    machine, so the ratios stay fair even when the absolute times drift. Each run keeps its own global
+    random state (dropout masks), so its numbers are those of an uninterrupted run with that seed.
+    """
+
+    def __init__(self, name, batches, test, seed, fused, wrap=lambda model: model):
+        self.name, self.batches, self.test = name, batches, test
+        set_seed(seed)
+        self.model = wrap(MNISTModel())
+        self.optimizer = torch.optim.Adam(self.model.parameters(), lr=1e-3, fused=fused)
+        self.rng_state = torch.get_rng_state()
+        self.epoch_times, self.accs = [], []
+
+    def epoch(self):
+        torch.set_rng_state(self.rng_state)
+        loss_fn, cpu = nn.CrossEntropyLoss(), torch.device("cpu")
         start = time.perf_counter()
-        train_one_epoch(model, batches, optimizer, loss_fn, cpu)
-        _, acc = evaluate(model, *test, loss_fn, cpu)
-        epoch_times.append(time.perf_counter() - start)
-        accs.append(acc)
-    total = sum(epoch_times)
-    print(f"{name:<34} {statistics.median(epoch_times):6.2f} s/epoch  {total:6.1f} s total  "
-          f"test acc {accs[-1] * 100:5.2f}%", flush=True)
-    return total, accs
+        train_one_epoch(self.model, self.batches, self.optimizer, loss_fn, cpu)
+        _, acc = evaluate(self.model, *self.test, loss_fn, cpu)  # timed: evaluation every epoch is part of the recipe
+        self.epoch_times.append(time.perf_counter() - start)
+        self.accs.append(acc)
+        self.rng_state = torch.get_rng_state()
+
+    def report(self):
+        total = sum(self.epoch_times)
+        print(f"{self.name:<34} {statistics.median(self.epoch_times):6.2f} s/epoch  {total:6.1f} s total  "
+              f"test acc {self.accs[-1] * 100:5.2f}%", flush=True)
+        return total
+
+
+def compare_loops(train, test, epochs, seed, with_canonical):
+    """The recipe's loops, interleaved epoch by epoch; prints each loop's time, accuracy and the ratios."""
+    def in_memory():
+        return InMemoryBatches(*train, batch_size=64, generator=torch.Generator().manual_seed(seed))
+
+    runs = []
+    if with_canonical:
+        canonical = DataLoader(TensorDataset(*train), batch_size=64, shuffle=True,
+                               generator=torch.Generator().manual_seed(seed))
+        runs.append(LoopRun("canonical DataLoader loop", canonical, test, seed, fused=None))
+    runs.append(LoopRun("in-memory batches, fused Adam", in_memory(), test, seed, fused=True))
+    runs.append(LoopRun("notebook loop (+ FusedMLP)", in_memory(), test, seed, fused=True, wrap=FusedMLP))
+    for _ in range(epochs):
+        for run in runs:
+            run.epoch()
+    totals = {run.name: run.report() for run in runs}
+    notebook = totals[runs[-1].name]
+    for name, total in list(totals.items())[:-1]:
+        print(f"{'ratio ' + name.split(' ')[0] + ' / notebook':<34} {total / notebook:6.2f}x")
 
 
 SPEED_RECIPES = {
@@ -95,24 +131,13 @@ def main():
 
     train, test = load_split("mnist", "train"), load_split("mnist", "test")
     default_threads = args.threads
+    torch.set_num_threads(default_threads)
     print(f"torch {torch.__version__}, {default_threads} of {torch.get_num_threads()} threads; recipe: Adam 1e-3, batch 64, "
           f"{args.epochs} epochs, evaluation every epoch included")
     for seed in args.seeds:
         print(f"seed {seed}:")
-        canonical = None
-        if not (args.skip_canonical or args.speed_only):
-            canonical, _ = run_loop(
-                "canonical DataLoader loop",
-                lambda s: DataLoader(TensorDataset(*train), batch_size=64, shuffle=True,
-                                     generator=torch.Generator().manual_seed(s)),
-                train, test, args.epochs, seed, fused=None, threads=default_threads)
         if not args.speed_only:
-            fast, _ = run_loop(
-                "notebook loop (in-memory, fused)",
-                lambda s: InMemoryBatches(*train, batch_size=64, generator=torch.Generator().manual_seed(s)),
-                train, test, args.epochs, seed, fused=True, threads=default_threads)
-        if canonical:
-            print(f"{'ratio canonical / notebook':<34} {canonical / fast:6.2f}x")
+            compare_loops(train, test, args.epochs, seed, with_canonical=not args.skip_canonical)
         reached = {}
         for name, recipe in SPEED_RECIPES.items():
             seconds, acc, epochs = speed_run(train, test, seed, default_threads, **recipe)

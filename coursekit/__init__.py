@@ -1,8 +1,9 @@
 """coursekit: the helpers every notebook of the course imports.
 
 One place for each helper: data (``coursekit.data``), checks for test cells (``coursekit.checks``),
-seeding (``coursekit.seeding``), timing (``coursekit.timing``), plots (``coursekit.plots``) and the
-environment report (``coursekit.environment``).
+seeding (``coursekit.seeding``), timing (``coursekit.timing``), plots (``coursekit.plots``), the
+environment report (``coursekit.environment``), the Build's reference model and loop (``coursekit.mnist``)
+and its hand-written fast path (``coursekit.fused_mlp``).
 """
 
 from .checks import CheckFailed, check, check_close, check_device, check_dtype, check_equal, check_shape, rel_error

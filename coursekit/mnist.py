@@ -35,11 +35,13 @@ class MNISTModel(nn.Module):
 
 
 class InMemoryBatches:
-    """Shuffled mini-batches sliced from tensors already in memory.
+    """Shuffled mini-batches taken from tensors already in memory.
 
     It yields the same batches as ``DataLoader(TensorDataset(x, y), batch_size, shuffle=True,
     generator=...)`` would in distribution, without the per-sample indexing and collating: each
-    epoch gathers the whole shuffled copy once (one large copy) and then hands out views.
+    epoch draws one permutation, and each batch is one ``index_select`` of its 64 rows. Gathering the
+    whole shuffled copy at once costs more: it writes 188 MB that no cache holds, while one batch's
+    rows (200 KB) are still in cache when the model reads them.
     """
 
     def __init__(self, x: torch.Tensor, y: torch.Tensor, batch_size: int, shuffle: bool = True,
@@ -55,14 +57,15 @@ class InMemoryBatches:
         return n // self.batch_size if self.drop_last else -(-n // self.batch_size)
 
     def __iter__(self) -> Iterator[tuple[torch.Tensor, torch.Tensor]]:
-        n = self.x.shape[0]
-        if self.shuffle:
-            order = torch.randperm(n, generator=self.generator, device=self.x.device)
-            x, y = self.x[order], self.y[order]  # one gather per epoch, then cheap views
-        else:
-            x, y = self.x, self.y
+        size = self.batch_size
+        if not self.shuffle:  # slices of the tensors themselves: free views
+            for k in range(len(self)):
+                yield self.x[k * size:(k + 1) * size], self.y[k * size:(k + 1) * size]
+            return
+        order = torch.randperm(self.x.shape[0], generator=self.generator).to(self.x.device)  # (N,)
         for k in range(len(self)):
-            yield x[k * self.batch_size:(k + 1) * self.batch_size], y[k * self.batch_size:(k + 1) * self.batch_size]
+            rows = order[k * size:(k + 1) * size]                    # (B,)
+            yield self.x.index_select(0, rows), self.y.index_select(0, rows)
 
 
 def train_one_epoch(model: nn.Module, batches, optimizer: torch.optim.Optimizer, loss_fn: nn.Module,

@@ -74,6 +74,15 @@ WRONG = {
         "    b = evaluate(model, test_loader, loss_fn, device)\n"
         "    for k, v in zip(history, a + b):\n        history[k].append(v)\n"
         "torch.save(model.state_dict(), 'mnist_mlp.pt')\n",
+        # FusedMLP trained, but the optimizer was given the wrapped model's parameters: their gradients never
+        # arrive (they land on fast_model.flat), so nothing moves.
+        "set_seed(0)\nhistory = {'train_loss': [], 'train_acc': [], 'test_loss': [], 'test_acc': []}\n"
+        "model = MNISTModel().to(device)\nfast_model = FusedMLP(model)\n"
+        "optimizer = torch.optim.Adam(model.parameters(), lr=1e-3, fused=True)\n"
+        "for epoch in range(10):\n    a = train_one_epoch(fast_model, [next(iter(fast_loader))], optimizer, nn.CrossEntropyLoss(), device)\n"
+        "    b = evaluate(fast_model, test_batches, nn.CrossEntropyLoss(), device)\n"
+        "    for k, v in zip(history, a + b):\n        history[k].append(v)\n"
+        "torch.save(model.state_dict(), 'mnist_mlp.pt')\n",
     ],
 }
 

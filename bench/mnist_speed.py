@@ -35,7 +35,7 @@ TARGET = 0.978
 
 
 class LoopRun:
-    """One loop's 10-epoch run, advanced one epoch at a time so that several runs can take turns.
+    """One loop's run of the recipe, advanced one epoch at a time so that several runs can take turns.
 
     Taking turns epoch by epoch means every loop meets the same slow and fast minutes of a shared
     machine, so the ratios stay fair even when the absolute times drift. Each run keeps its own global

@@ -9,8 +9,8 @@ larger pieces:
 - all six parameter tensors live in one flat buffer, so ``Adam(fused=True)`` updates one tensor;
 - the forward pass is one :class:`torch.autograd.Function`, and its backward is the chain rule
   written out (three matrix products per layer at most, no graph to walk);
-- ReLU and dropout share one mask, and dropout's keep/drop decisions come from 16 random bits each,
-  four per 64-bit draw, with the drop probability still exact (see :func:`dropout_keep_mask`).
+- ReLU and dropout share one pass, and dropout's keep/drop decisions come from 16 random bits each,
+  four per 64-bit draw (drop probability round(p * 65536) / 65536, see :func:`dropout_keep_mask`).
 
 It wraps a model the student built: the model's ``nn.Linear`` weights become views into the flat
 buffer, so every optimizer step is visible in ``model`` and ``model.state_dict()`` saves the trained
@@ -150,7 +150,7 @@ class FusedMLP(nn.Module):
     def _share_with_model(self) -> None:
         """Point the wrapped model's weights at views of the flat buffer (again after ``.to()``)."""
         self._weights = _split(self.flat.detach())  # reused by every step: views see each update
-        views = iter(_split(self.flat.data))
+        views = iter(self._weights)
         for linear in self._linears:
             linear.weight.data = next(views)
             linear.bias.data = next(views)

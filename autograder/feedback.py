@@ -67,6 +67,20 @@ class TruncateOutputs(Preprocessor):
         return cell, resources
 
 
+def prepare_for_feedback(nb):
+    """What a student may see of their autograded notebook ``nb`` (changed in place and returned).
+
+    Hidden tests are cut; consecutive pieces of one output stream are merged, because the kernel splits
+    a ``print`` wherever its flush timer happens to fire, and the same submission must always give
+    the same page; then over-long outputs are cut.
+    """
+    from nbconvert.preprocessors import CoalesceStreamsPreprocessor
+
+    for step in (HideHiddenTests(), CoalesceStreamsPreprocessor(enabled=True), TruncateOutputs()):
+        nb, _ = step.preprocess(nb, {})
+    return nb
+
+
 def render_feedback(autograded_notebook, db_path, student: str, assignment: str) -> str:
     """The feedback page for one autograded notebook, rendered in this process.
 
@@ -79,7 +93,7 @@ def render_feedback(autograded_notebook, db_path, student: str, assignment: str)
     import nbformat
     import nbgrader
     from nbconvert.exporters import HTMLExporter
-    from nbconvert.preprocessors import CoalesceStreamsPreprocessor, CSSHTMLHeaderPreprocessor
+    from nbconvert.preprocessors import CSSHTMLHeaderPreprocessor
     from nbgrader.preprocessors import GetGrades
 
     package = Path(nbgrader.__file__).parent
@@ -88,10 +102,8 @@ def render_feedback(autograded_notebook, db_path, student: str, assignment: str)
     exporter = HTMLExporter(template_name="feedback", extra_template_basedirs=[str(templates)],
                             extra_template_paths=[str(bootstrap)])
     exporter.register_preprocessor(GetGrades(), enabled=True)
-    exporter.register_preprocessor(HideHiddenTests(), enabled=True)
-    exporter.register_preprocessor(TruncateOutputs(), enabled=True)
     exporter.register_preprocessor(CSSHTMLHeaderPreprocessor(), enabled=True)
-    nb = nbformat.read(os.fspath(autograded_notebook), as_version=4)
+    nb = prepare_for_feedback(nbformat.read(os.fspath(autograded_notebook), as_version=4))
     resources = {"nbgrader": {"student": student, "assignment": assignment, "notebook": assignment,
                               "db_url": f"sqlite:///{db_path}"}}
     body, _ = exporter.from_notebook_node(nb, resources=resources)

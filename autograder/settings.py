@@ -29,5 +29,6 @@ def configure(c, *, source: str, release: str, cell_timeout: int = CELL_TIMEOUT_
     c.GenerateFeedback.preprocessors = [
         "nbgrader.preprocessors.GetGrades",
         "autograder.feedback.HideHiddenTests",
+        "nbconvert.preprocessors.CoalesceStreamsPreprocessor",  # one block per print, however it was flushed
         "nbconvert.preprocessors.CSSHTMLHeaderPreprocessor",
     ]

@@ -7,7 +7,7 @@ import pytest
 
 from autograder import notebooks
 from autograder.check import check, format_table, CheckRow
-from autograder.feedback import HIDDEN_NOTE, HideHiddenTests, strip_hidden
+from autograder.feedback import HIDDEN_NOTE, HideHiddenTests, prepare_for_feedback, strip_hidden
 
 
 def _test_cell(source: str):
@@ -34,6 +34,21 @@ def test_feedback_preprocessor_hides_source_and_tracebacks():
     assert all("secret_check" not in line for line in nb.cells[0].outputs[0].traceback)
     assert nb.cells[0].outputs[0].traceback[0] == "CheckFailed: result should be 3"
     assert nb.cells[1].source == other.source  # only test cells are touched
+
+
+def test_feedback_shows_one_block_per_print_however_the_kernel_flushed_it():
+    """The kernel may deliver print("permute :", x) as one stream message or two; the page must not differ."""
+    def ran(*pieces):
+        cell = nbformat.v4.new_code_cell('print("permute :", x)\nshow(x)')
+        cell.outputs = [nbformat.v4.new_output("stream", name="stdout", text=t) for t in pieces]
+        cell.outputs.append(nbformat.v4.new_output("display_data", data={"text/plain": "<figure>"}))
+        cell.outputs.append(nbformat.v4.new_output("stream", name="stdout", text="after the figure\n"))
+        return prepare_for_feedback(nbformat.v4.new_notebook(cells=[cell])).cells[0].outputs
+
+    whole = ran("permute : tensor([0, 6])\n")
+    split = ran("permute : ", "tensor([0, 6])\n")
+    assert split == whole
+    assert [o.output_type for o in whole] == ["stream", "display_data", "stream"]  # order kept, no merging across
 
 
 def test_tidy_is_idempotent_and_sets_ids_from_grade_ids():

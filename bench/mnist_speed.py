@@ -6,7 +6,8 @@ evaluation on the test set after every epoch):
 1. the canonical loop: ``DataLoader(TensorDataset(...), batch_size=64, shuffle=True)``;
 2. the same loop over ``InMemoryBatches`` (one ``index_select`` per batch) with ``Adam(fused=True)``;
 3. the notebook's loop: as 2, with the model wrapped in ``FusedMLP`` (one autograd node, backward
-   written by hand, one flat parameter tensor for Adam);
+   written by hand, one flat parameter tensor) and that tensor updated by ``FlatAdam`` (the same fused
+   Adam kernel, called without ``Adam.step``'s general-purpose Python);
 
 taking turns epoch by epoch (so that all three meet the same busy and quiet minutes of a shared
 machine); then two speed runs timed to the target accuracy: the issue's quick try (BatchNorm, dropout, batch
@@ -28,6 +29,7 @@ from torch.utils.data import DataLoader, TensorDataset
 
 from coursekit import set_seed
 from coursekit.data import load_split
+from coursekit.flat_adam import FlatAdam
 from coursekit.fused_mlp import FusedMLP
 from coursekit.mnist import InMemoryBatches, MNISTModel, evaluate, train_one_epoch
 
@@ -42,11 +44,11 @@ class LoopRun:
     random state (dropout masks), so its numbers are those of an uninterrupted run with that seed.
     """
 
-    def __init__(self, name, batches, test, seed, fused, wrap=lambda model: model):
+    def __init__(self, name, batches, test, seed, make_optimizer, wrap=lambda model: model):
         self.name, self.batches, self.test = name, batches, test
         set_seed(seed)
         self.model = wrap(MNISTModel())
-        self.optimizer = torch.optim.Adam(self.model.parameters(), lr=1e-3, fused=fused)
+        self.optimizer = make_optimizer(self.model.parameters())
         self.rng_state = torch.get_rng_state()
         self.epoch_times, self.accs = [], []
 
@@ -76,9 +78,12 @@ def compare_loops(train, test, epochs, seed, with_canonical):
     if with_canonical:
         canonical = DataLoader(TensorDataset(*train), batch_size=64, shuffle=True,
                                generator=torch.Generator().manual_seed(seed))
-        runs.append(LoopRun("canonical DataLoader loop", canonical, test, seed, fused=None))
-    runs.append(LoopRun("in-memory batches, fused Adam", in_memory(), test, seed, fused=True))
-    runs.append(LoopRun("notebook loop (+ FusedMLP)", in_memory(), test, seed, fused=True, wrap=FusedMLP))
+        runs.append(LoopRun("canonical DataLoader loop", canonical, test, seed,
+                            lambda params: torch.optim.Adam(params, lr=1e-3)))
+    runs.append(LoopRun("in-memory batches, fused Adam", in_memory(), test, seed,
+                        lambda params: torch.optim.Adam(params, lr=1e-3, fused=True)))
+    runs.append(LoopRun("notebook loop (FusedMLP, FlatAdam)", in_memory(), test, seed,
+                        lambda params: FlatAdam(params, lr=1e-3), wrap=FusedMLP))
     for _ in range(epochs):
         for run in runs:
             run.epoch()

@@ -3,7 +3,7 @@
 One place for each helper: data (``coursekit.data``), checks for test cells (``coursekit.checks``),
 seeding (``coursekit.seeding``), timing (``coursekit.timing``), plots (``coursekit.plots``), the
 environment report (``coursekit.environment``), the Build's reference model and loop (``coursekit.mnist``)
-and its hand-written fast path (``coursekit.fused_mlp``).
+and its hand-written fast path (``coursekit.fused_mlp``, with ``coursekit.flat_adam`` for its one flat tensor).
 """
 
 from .checks import CheckFailed, check, check_close, check_device, check_dtype, check_equal, check_shape, rel_error

@@ -67,17 +67,23 @@ class TruncateOutputs(Preprocessor):
         return cell, resources
 
 
+# What a student may see of their autograded notebook, in order: hidden tests cut; consecutive pieces of one
+# output stream merged (the kernel splits a print wherever its flush timer fires, and the same submission
+# must always give the same page); over-long outputs cut. Import paths, so that nbgrader's own
+# ``generate_feedback`` (configured in settings.py) runs exactly these steps too.
+FEEDBACK_STEPS = (
+    "autograder.feedback.HideHiddenTests",
+    "nbconvert.preprocessors.CoalesceStreamsPreprocessor",
+    "autograder.feedback.TruncateOutputs",
+)
+
+
 def prepare_for_feedback(nb):
-    """What a student may see of their autograded notebook ``nb`` (changed in place and returned).
+    """``nb`` (an autograded notebook, changed in place and returned) after every step of FEEDBACK_STEPS."""
+    from traitlets.utils.importstring import import_item
 
-    Hidden tests are cut; consecutive pieces of one output stream are merged, because the kernel splits
-    a ``print`` wherever its flush timer happens to fire, and the same submission must always give
-    the same page; then over-long outputs are cut.
-    """
-    from nbconvert.preprocessors import CoalesceStreamsPreprocessor
-
-    for step in (HideHiddenTests(), CoalesceStreamsPreprocessor(enabled=True), TruncateOutputs()):
-        nb, _ = step.preprocess(nb, {})
+    for path in FEEDBACK_STEPS:
+        nb, _ = import_item(path)(enabled=True).preprocess(nb, {})
     return nb
 
 

@@ -26,9 +26,8 @@ def configure(c, *, source: str, release: str, cell_timeout: int = CELL_TIMEOUT_
     c.LimitOutput.max_lines = 1000
     c.LimitOutput.max_traceback = 100
     # Feedback must never show hidden tests (nbgrader's default shows them in source and tracebacks).
+    # The same steps as the autograder's own renderer (autograder.feedback.FEEDBACK_STEPS).
+    from .feedback import FEEDBACK_STEPS
+
     c.GenerateFeedback.preprocessors = [
-        "nbgrader.preprocessors.GetGrades",
-        "autograder.feedback.HideHiddenTests",
-        "nbconvert.preprocessors.CoalesceStreamsPreprocessor",  # one block per print, however it was flushed
-        "nbconvert.preprocessors.CSSHTMLHeaderPreprocessor",
-    ]
+        "nbgrader.preprocessors.GetGrades", *FEEDBACK_STEPS, "nbconvert.preprocessors.CSSHTMLHeaderPreprocessor"]

@@ -7,7 +7,8 @@ import pytest
 
 from autograder import notebooks
 from autograder.check import check, format_table, CheckRow
-from autograder.feedback import HIDDEN_NOTE, HideHiddenTests, prepare_for_feedback, strip_hidden
+from autograder.feedback import FEEDBACK_STEPS, HIDDEN_NOTE, HideHiddenTests, prepare_for_feedback, strip_hidden
+from autograder.settings import configure
 
 
 def _test_cell(source: str):
@@ -49,6 +50,18 @@ def test_feedback_shows_one_block_per_print_however_the_kernel_flushed_it():
     split = ran("permute : ", "tensor([0, 6])\n")
     assert split == whole
     assert [o.output_type for o in whole] == ["stream", "display_data", "stream"]  # order kept, no merging across
+
+
+def test_nbgrader_feedback_runs_the_same_steps_as_the_autograder():
+    """An instructor running `nbgrader generate_feedback` by hand must get the same student view."""
+    from traitlets.config import Config
+
+    c = Config()
+    configure(c, source="solutions", release="lessons")
+    steps = list(c.GenerateFeedback.preprocessors)
+    assert steps[0] == "nbgrader.preprocessors.GetGrades"
+    assert steps[1:1 + len(FEEDBACK_STEPS)] == list(FEEDBACK_STEPS)
+    assert "autograder.feedback.HideHiddenTests" in FEEDBACK_STEPS
 
 
 def test_tidy_is_idempotent_and_sets_ids_from_grade_ids():

@@ -10,9 +10,7 @@ from coursekit.flat_adam import FlatAdam
 from coursekit.fused_mlp import FusedMLP
 from coursekit.mnist import MNISTModel
 
-needs_cuda = pytest.mark.skipif(not torch.cuda.is_available(),
-                                reason="needs a CUDA GPU: run `make gpu-check` on a GPU machine")
-DEVICES = ["cpu", pytest.param("cuda", marks=[pytest.mark.gpu, needs_cuda])]
+from gpu_params import DEVICES
 
 
 def _trajectory(make_optimizer, steps=25, device="cpu", scheduler=None, resume_with=None, resume_at=10):

@@ -12,10 +12,7 @@ from coursekit.checks import rel_error
 from coursekit.fused_mlp import FusedMLP, dropout_keep_mask, mlp_train_forward
 from coursekit.mnist import MNISTModel
 
-
-needs_cuda = pytest.mark.skipif(not torch.cuda.is_available(),
-                                reason="needs a CUDA GPU: run `make gpu-check` on a GPU machine")
-DEVICES = ["cpu", pytest.param("cuda", marks=[pytest.mark.gpu, needs_cuda])]
+from gpu_params import DEVICES
 
 
 @pytest.mark.parametrize("device", DEVICES)

@@ -8,8 +8,7 @@ import torch
 from coursekit import pick_device
 from coursekit.checks import NeedsGPU, check_device, require_gpu
 
-needs_cuda = pytest.mark.skipif(not torch.cuda.is_available(),
-                                reason="needs a CUDA GPU: run `make gpu-check` on a GPU machine")
+from gpu_params import needs_cuda
 
 
 def test_require_gpu_says_why_on_a_cpu_machine():

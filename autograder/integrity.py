@@ -1,54 +1,70 @@
-"""Flags for the instructor: signs that a submission tried to game the grader.
+"""Whether each test cell's result can be trusted, and the flags an instructor should look at.
 
-Flags never change a score; they point at something a person should look at. Two sources: the
-student's own cells (read as text before grading) and the audit log the kernel guard wrote while
-the notebook ran.
+Two sources, both read after the kernel is gone: the plan (locked cells the student edited,
+duplicated or deleted, see compose.py) and what the run left behind: the kernel guard's reports on
+its pipe, and each test cell's completion token in its output. A test cell is untrusted, and scores
+0, when:
+
+- the guard's check before it never reported (something skipped the cell's first line, or replaced
+  the guard);
+- the guard found code that can rewrite a cell active when it ran (an input or AST transformer, a
+  replaced ``run_cell``, a magic); other changes (a replaced ``torch.allclose``, a trace function,
+  an event callback) were put back before the test ran, so they are flagged but do not cost points;
+- the cell raised no error yet its token is missing (something cut it short or swallowed its end).
+
+This is best effort: the tests share the kernel with the student's code (docs/grading-security.md).
 """
 
 from __future__ import annotations
 
-import json
-import re
-from pathlib import Path
-
-from nbformat import NotebookNode
+from dataclasses import dataclass, field
 
 from . import notebooks
+from .compose import Plan
+from .kernel_guard import UNTRUSTED
 
-_PATTERNS = [
-    (re.compile(r"\b__builtins__\b|\bimport\s+builtins\b|\bbuiltins\s*\.\s*\w+\s*="), "redefines Python builtins"),
-    (re.compile(r"^\s*(AssertionError|assert_\w*|check\w*|CheckFailed)\s*=", re.M), "redefines an assertion or check"),
-    (re.compile(r"\btorch(\s*\.\s*\w+)+\s*=(?!=)|setattr\(\s*torch\b"), "monkeypatches torch"),
-    (re.compile(r"\b(coursekit|checks)(\s*\.\s*\w+)+\s*=(?!=)|setattr\(\s*(coursekit|checks)\b"), "monkeypatches the course's helper package"),
-    (re.compile(r"\bsys\s*\.\s*modules\s*\["), "replaces modules in sys.modules"),
-    (re.compile(r"gradebook\.db"), "mentions the gradebook"),
-]
+MAX_AUDIT_FLAGS = 5
 
 
-def scan_cells(nb: NotebookNode) -> list[str]:
-    """Flags raised by the text of the student's cells (test cells are the grader's, so skipped)."""
-    flags = []
-    for cell in nb.cells:
-        if cell.cell_type != "code" or notebooks.is_test_cell(cell):
+@dataclass
+class Integrity:
+    untrusted: dict[str, str] = field(default_factory=dict)  # grade_id -> why its result is not trusted
+    flags: list[str] = field(default_factory=list)
+
+
+def assess(plan: Plan, nb, report: dict) -> Integrity:
+    checks, audits = {}, []
+    for record in report.get("guard", []):
+        if "nonce" in record:
+            checks.setdefault(str(record["nonce"]), record)
+        elif "audit" in record:
+            audits.append(f"{record.get('audit')}: {record.get('detail')}")
+    verdict = Integrity(flags=list(plan.flags))
+    findings: dict[tuple[str, str], list[str]] = {}
+    zeroed: dict[str, list[str]] = {}
+    for slot in plan.tests:
+        cell = nb.cells[slot.index]
+        check = checks.get(slot.nonce)
+        if check is not None and check.get("cell") == slot.grade_id:
+            for kind, detail in check.get("found", []):
+                findings.setdefault((kind, detail), []).append(slot.grade_id)
+        ran = cell.get("execution_count") is not None or bool(cell.get("outputs"))
+        if not ran or notebooks.errors(cell):
+            continue  # not run, or failed on its own: a score of 0 needs no further doubt
+        if check is None or check.get("cell") != slot.grade_id:
+            why = "the grader's check before the cell never reported (something skipped or replaced it)"
+        elif any(kind in UNTRUSTED for kind, _ in check.get("found", [])):
+            why = "code that can rewrite a cell was active when it ran"
+        elif slot.token not in notebooks.stream_text(cell, "stdout"):
+            why = "it did not run to its end (its completion token is missing)"
+        else:
             continue
-        where = notebooks.grading(cell).get("grade_id") or f"cell {nb.cells.index(cell) + 1}"
-        for pattern, what in _PATTERNS:
-            if pattern.search(cell.source):
-                flags.append(f"{what} ({where})")
-    return flags
-
-
-def read_audit_log(path: Path, limit: int = 5) -> list[str]:
-    """Flags from the kernel guard's audit log: each kind once, with up to ``limit`` examples."""
-    if not path.is_file():
-        return []
-    seen: dict[str, list[str]] = {}
-    for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
-        try:
-            entry = json.loads(line)
-        except ValueError:
-            continue
-        details = seen.setdefault(entry.get("kind", "?"), [])
-        if entry.get("detail") not in details:
-            details.append(entry.get("detail"))
-    return [f"{kind}: {', '.join(d for d in details[:limit] if d)}" for kind, details in sorted(seen.items())]
+        verdict.untrusted[slot.grade_id] = why
+        zeroed.setdefault(why, []).append(slot.grade_id)
+    for (kind, detail), where in findings.items():
+        effect = "the cell scored 0" if kind in UNTRUSTED else "put back before the test ran"
+        verdict.flags.append(f"{kind}: {detail} (found before {', '.join(where)}; {effect})")
+    for why, where in zeroed.items():
+        verdict.flags.append(f"test cell scored 0 because {why}: {', '.join(where)}")
+    verdict.flags += list(dict.fromkeys(audits))[:MAX_AUDIT_FLAGS]
+    return verdict

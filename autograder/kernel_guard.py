@@ -1,96 +1,234 @@
-# Run by IPython when a grading kernel starts (copied into the sandbox's IPython startup folder).
-# It guards the grading, never the student's learning: nothing here runs in JupyterLab.
+# The grading kernel's guard: loaded by the grader before any student code, inside the sandbox.
 #
-# - A per-cell alarm: code that ignores Ctrl-C (nbgrader's only way to stop a cell) still stops.
-# - os._exit() raises an error instead of killing the kernel, so the other cells keep their points.
-# - One thread for the maths libraries (set through the environment as well).
-# - An audit hook that records, for the instructor, reads of course files or the gradebook, writes
-#   or deletions outside the submission's folder, and network connections.
+# It is best effort by nature (it shares its process with the student's code; see
+# docs/grading-security.md): what it cannot stop, it reports. Nothing here runs in a student's
+# JupyterLab. It is started with ``runpy.run_path(path, run_name=RUN_NAME)`` and leaves a module
+# of that name in sys.modules, whose ``before_test`` every test cell calls as its first line.
+#
+# - os._exit() raises KernelExitBlocked instead of ending the kernel, so later cells keep their points.
+# - A snapshot, by identity, of what the tests rely on: IPython's transformers, event callbacks,
+#   run_cell and friends, magics, trace and profile functions, builtins, the modules in sys.modules,
+#   and the functions of torch, numpy and coursekit. Before each test cell, ``before_test`` compares,
+#   puts back what it can, and writes what it found to a pipe inherited from the grader (a channel the
+#   kernel can add to but not take back from); the grader reads it outside the sandbox.
+# - An audit hook that reports network connection attempts through the same pipe.
 import json as _json
 import os as _os
-import signal as _signal
 import sys as _sys
 
-
-class CellTimeLimit(BaseException):
-    """Raised in a cell that ran past the grader's per-cell limit (a BaseException, like Ctrl-C)."""
+GUARD_MODULE = "_autograder_guard"        # the module test cells find in sys.modules
+RUN_NAME = "__autograder_guard_main__"     # the name this file runs under (runpy removes it afterwards)
+KERNEL_EXIT_BLOCKED = "KernelExitBlocked"
+# Changes of these kinds mean the test cell's own code may have been altered before it ran: the grader
+# scores such a cell 0. The others are put back before the test runs, so they are only reported.
+UNTRUSTED = ("input transformer", "AST transformer", "run_cell", "cell magic", "line magic")
+# Callbacks that the course's own packages register (the inline plotting backend, widgets).
+_TRUSTED_CALLBACK_MODULES = ("IPython.", "ipykernel.", "matplotlib_inline.", "matplotlib.", "ipywidgets.", "coursekit.")
+# What the tests call, by module: every callable attribute is remembered by identity.
+_WATCHED_MODULES = ("torch", "torch.nn", "torch.nn.functional", "torch.testing", "torch.linalg", "numpy",
+                    "numpy.testing", "math", "coursekit", "coursekit.checks", "coursekit.testing", "unittest.mock")
+_SWAPPED_BY_IPYKERNEL = ("input", "raw_input", "getpass")
+_SHELL_METHODS = ("run_cell", "run_cell_async", "_run_cell", "run_ast_nodes", "run_code", "transform_cell",
+                  "transform_ast", "should_run_async", "ex", "ev", "showtraceback")
 
 
 class KernelExitBlocked(BaseException):
     """Raised instead of ending the kernel process from a cell."""
 
 
-def _install() -> None:
-    limit = float(_os.environ.get("AUTOGRADER_CELL_LIMIT_S", "0") or 0)
-    threads = int(_os.environ.get("AUTOGRADER_THREADS", "0") or 0)
-    log_path = _os.environ.get("AUTOGRADER_AUDIT_LOG", "")
-    allowed = [p for p in _os.environ.get("AUTOGRADER_ALLOWED_WRITES", "").split(_os.pathsep) if p]
-    protected = [p for p in _os.environ.get("AUTOGRADER_PROTECTED", "").split(_os.pathsep) if p]
-    log_file = open(log_path, "a", buffering=1, encoding="utf-8") if log_path else None
-    busy = [False]
+def _rewrapped(new, old, package: str) -> bool:
+    """Whether ``new`` is the library's own wrapper of ``old`` (torch wraps some functions when one of its
+    submodules is imported, for example ``torch.manual_seed`` when ``torch._dynamo`` loads)."""
+    root = _sys.modules.get(package)
+    folder = _os.path.dirname(getattr(root, "__file__", "") or "") + _os.sep
+    code = getattr(new, "__code__", None)  # the wrapper's own code must be the library's, not a cell's
+    if folder == _os.sep or code is None or not code.co_filename.startswith(folder):
+        return False
+    for _ in range(5):
+        new = getattr(new, "__wrapped__", None)
+        if new is old:
+            return True
+        if new is None:
+            return False
+    return False
 
-    def record(kind: str, detail: str) -> None:
-        if log_file is None or busy[0]:
-            return
-        busy[0] = True
+
+def _callable_members(namespace: dict) -> dict:
+    return {name: value for name, value in namespace.items() if callable(value)}
+
+
+class _Guard:
+    def __init__(self, fd: int):
+        self.fd = fd
+        self.shell = None
         try:
-            log_file.write(_json.dumps({"kind": kind, "detail": detail[:300]}) + "\n")
-        finally:
-            busy[0] = False
-
-    def inside(path: str, folders: list) -> bool:
-        return any(path == f or path.startswith(f.rstrip("/") + "/") for f in folders)
-
-    def audit(event: str, args: tuple) -> None:
-        if busy[0]:
-            return
-        try:
-            if event == "open" and isinstance(args[0], (str, bytes)):
-                path = _os.path.abspath(_os.fsdecode(args[0]))
-                mode = args[1] if isinstance(args[1], str) else ""
-                flags = args[2] if len(args) > 2 and isinstance(args[2], int) else 0
-                writing = any(c in mode for c in "wax+") or bool(flags & (_os.O_WRONLY | _os.O_RDWR | _os.O_CREAT))
-                if inside(path, protected):
-                    record("read course files" if not writing else "wrote course files", path)
-                elif writing and not inside(path, allowed) and not path.startswith("/dev/"):
-                    record("wrote outside its folder", path)
-            elif event in ("os.remove", "os.rmdir", "os.rename", "shutil.rmtree") and args:
-                path = _os.path.abspath(_os.fsdecode(args[0]))
-                if not inside(path, allowed):
-                    record("deleted or moved outside its folder", path)
-            elif event == "socket.connect" and len(args) > 1:
-                address = args[1]
-                if isinstance(address, tuple):
-                    record("network connection attempt", f"{address[0]}:{address[1]}")
-        except Exception:  # the guard must never break the student's code
+            self.shell = get_ipython()  # noqa: F821 (defined by IPython when this file runs)
+        except NameError:
             pass
+        import builtins
 
-    _sys.addaudithook(audit)
+        for name in _WATCHED_MODULES:
+            try:
+                __import__(name)
+            except Exception:  # an optional package (numpy) may be missing
+                pass
+        self.modules = {name: _sys.modules[name] for name in _WATCHED_MODULES if name in _sys.modules}
+        self.modules["builtins"] = builtins
+        self.members = {name: _callable_members(vars(module)) for name, module in self.modules.items()}
+        for name in _SWAPPED_BY_IPYKERNEL:  # ipykernel swaps these around every request
+            self.members["builtins"].pop(name, None)
+        import torch
+
+        self.tensor_members = _callable_members(vars(torch.Tensor))
+        self.tensor_subclasses = set(self._tensor_subclasses())
+        shell = self.shell
+        if shell is not None:
+            self.shell_lists = {kind: [(live, list(live)) for live in lists] for kind, lists in self._shell_lists().items()}
+            self.shell_methods = {name: getattr(type(shell), name, None) for name in _SHELL_METHODS}
+            self.callbacks = {event: list(funcs) for event, funcs in shell.events.callbacks.items()}
+            self.magics = {kind: dict(table) for kind, table in shell.magics_manager.magics.items()}
+
+    # --- what the tests rely on -----------------------------------------------------------------
+
+    def _shell_lists(self) -> dict:
+        manager = self.shell.input_transformer_manager
+        return {
+            "input transformer": [self.shell.input_transformers_post, manager.cleanup_transforms,
+                                  manager.line_transforms, manager.token_transformers],
+            "AST transformer": [self.shell.ast_transformers],
+        }
+
+    @staticmethod
+    def _tensor_subclasses():
+        import torch
+
+        todo, seen = list(torch.Tensor.__subclasses__()), []
+        while todo:
+            cls = todo.pop()
+            seen.append(cls)
+            todo.extend(cls.__subclasses__())
+        return seen
+
+    def _check_and_restore(self) -> list:
+        """(kind, detail) for everything changed since the snapshot; what can be put back is."""
+        found = []
+        for name, module in self.modules.items():
+            if _sys.modules.get(name) is not module:
+                found.append(("module replaced", f"sys.modules[{name!r}]"))
+                _sys.modules[name] = module
+            namespace = vars(module)
+            members = self.members[name]
+            for attr, value in list(members.items()):
+                current = namespace.get(attr)
+                if current is value:
+                    continue
+                if _rewrapped(current, value, name.split(".")[0]):
+                    members[attr] = current
+                    continue
+                found.append(("function replaced", f"{name}.{attr}"))
+                setattr(module, attr, value)
+        import torch
+
+        for attr, value in self.tensor_members.items():
+            if vars(torch.Tensor).get(attr) is not value:
+                found.append(("function replaced", f"torch.Tensor.{attr}"))
+                setattr(torch.Tensor, attr, value)
+        for cls in self._tensor_subclasses():
+            if cls in self.tensor_subclasses or "__torch_function__" not in vars(cls):
+                continue
+            if not cls.__module__.startswith("torch"):
+                found.append(("tensor subclass", f"{cls.__module__}.{cls.__qualname__} defines __torch_function__"))
+        if _sys.gettrace() is not None or _sys.getprofile() is not None:
+            found.append(("trace function", "sys.settrace/sys.setprofile"))
+            _sys.settrace(None)
+            _sys.setprofile(None)
+        import threading
+
+        if getattr(threading, "_trace_hook", None) or getattr(threading, "_profile_hook", None):
+            found.append(("trace function", "threading.settrace/threading.setprofile"))
+            threading.settrace(None)
+            threading.setprofile(None)
+        if self.shell is not None:
+            found += self._check_shell()
+        return found
+
+    def _check_shell(self) -> list:
+        found = []
+        shell = self.shell
+        for kind, lists in self._shell_lists().items():
+            for now, (live, then) in zip(lists, self.shell_lists[kind]):
+                if now is not live or list(now) != then:
+                    added = [getattr(t, "__qualname__", type(t).__name__) for t in now if t not in then]
+                    found.append((kind, ", ".join(added) or "changed"))
+                    live[:] = then  # later cells run without it
+        manager = shell.input_transformer_manager
+        lists = self.shell_lists
+        shell.input_transformers_post = lists["input transformer"][0][0]
+        manager.cleanup_transforms, manager.line_transforms, manager.token_transformers = (
+            live for live, _ in lists["input transformer"][1:])
+        shell.ast_transformers = lists["AST transformer"][0][0]
+        for name, method in self.shell_methods.items():
+            if name in vars(shell) or getattr(type(shell), name, None) is not method:
+                found.append(("run_cell", f"shell.{name}"))
+                vars(shell).pop(name, None)
+                if method is not None:
+                    setattr(type(shell), name, method)
+        for event, funcs in shell.events.callbacks.items():
+            for func in list(funcs):
+                module = getattr(func, "__module__", "") or ""
+                if func in self.callbacks.get(event, []) or module.startswith(_TRUSTED_CALLBACK_MODULES):
+                    continue
+                found.append(("event callback", f"{event}: {getattr(func, '__qualname__', func)!s}"))
+                funcs.remove(func)
+        for kind, table in shell.magics_manager.magics.items():
+            for name, func in table.items():
+                if self.magics.get(kind, {}).get(name) is not func:
+                    found.append((f"{kind} magic", f"%{'%' if kind == 'cell' else ''}{name}"))
+            table.clear()
+            table.update(self.magics.get(kind, {}))
+        return found
+
+    # --- the pipe --------------------------------------------------------------------------------
+
+    def send(self, record: dict) -> None:
+        try:
+            _os.write(self.fd, (_json.dumps(record) + "\n").encode("utf-8"))
+        except (OSError, TypeError, ValueError):
+            pass  # a closed channel is noticed outside: the records it expects never arrive
+
+    def before_test(self, cell: str, nonce: str) -> None:
+        try:
+            found = self._check_and_restore()
+        except Exception as error:  # the check must not be the reason a test fails
+            found = [("guard error", f"{type(error).__name__}: {error}")]
+        self.send({"cell": cell, "nonce": nonce, "found": [list(item) for item in found]})
+
+
+def _install() -> None:
+    import types
+
+    fd = int(_os.environ.get("AUTOGRADER_GUARD_FD", "-1"))
 
     def exit_blocked(code=0):
         raise KernelExitBlocked(f"os._exit({code}) was called: a graded notebook may not end its own Python process")
 
+    exit_blocked.__name__ = "_exit"
     _os._exit = exit_blocked
+    guard = _Guard(fd)
 
-    if threads:
-        try:
-            import torch
-            torch.set_num_threads(threads)
-        except Exception:
-            pass
+    def audit(event, args):
+        if event == "socket.connect" and len(args) > 1 and isinstance(args[1], tuple):
+            guard.send({"audit": "network connection attempt", "detail": f"{args[1][0]}:{args[1][1]}"})
 
-    try:
-        shell = get_ipython()  # noqa: F821 (defined by IPython when this file runs)
-    except NameError:
-        return
-    if limit > 0 and hasattr(_signal, "setitimer"):
-        def on_alarm(signum, frame):
-            raise CellTimeLimit(f"this cell ran for more than {limit:.0f} s and was stopped by the grader")
+    _sys.addaudithook(audit)
+    module = types.ModuleType(GUARD_MODULE, "The grader's guard (see autograder/kernel_guard.py).")
+    module.before_test = guard.before_test
+    module.KernelExitBlocked = KernelExitBlocked
+    _sys.modules[GUARD_MODULE] = module
+    import builtins
 
-        _signal.signal(_signal.SIGALRM, on_alarm)
-        shell.events.register("pre_run_cell", lambda info: _signal.setitimer(_signal.ITIMER_REAL, limit))
-        shell.events.register("post_run_cell", lambda result: _signal.setitimer(_signal.ITIMER_REAL, 0))
+    builtins.KernelExitBlocked = KernelExitBlocked  # so that a traceback names it like any built-in error
 
 
-_install()
-del _install
+if __name__ == RUN_NAME:
+    _install()

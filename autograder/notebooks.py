@@ -40,10 +40,27 @@ def client(nb: NotebookNode, folder: str | Path, timeout: int) -> "NotebookClien
     and waits for late outputs (see ``settings.IOPUB_TIMEOUT_S``)."""
     from nbclient import NotebookClient  # imported here: most users of this module never execute
 
-    from autograder import settings
+    from . import settings
 
     return NotebookClient(nb, timeout=timeout, iopub_timeout=settings.IOPUB_TIMEOUT_S, kernel_name="python3",
                           allow_errors=True, resources={"metadata": {"path": str(folder)}})
+
+
+def errors(cell: NotebookNode) -> list[NotebookNode]:
+    """The cell's error outputs, in order (the one place that reads them)."""
+    return [out for out in cell.get("outputs", []) if out.get("output_type") == "error"]
+
+
+def first_error(cell: NotebookNode) -> tuple[str, str] | None:
+    """(name, message) of the cell's first error, or None."""
+    found = errors(cell)
+    return (found[0].get("ename", "Error"), found[0].get("evalue", "")) if found else None
+
+
+def stream_text(cell: NotebookNode, name: str = "stdout") -> str:
+    """Everything the cell printed on one stream."""
+    return "".join(out.get("text", "") for out in cell.get("outputs", [])
+                   if out.get("output_type") == "stream" and out.get("name") == name)
 
 
 def grading(cell: NotebookNode) -> dict:

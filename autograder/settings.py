@@ -1,8 +1,13 @@
-"""nbgrader settings shared by the course root's ``nbgrader_config.py`` and each grading folder."""
+"""Values every part of the autograder shares. The bottom of the package: it imports none of the rest.
+
+Also applied to nbgrader itself (``configure``), so that a student's **Validate** button, the course
+root's ``nbgrader_config.py`` and the grader use the same per-cell limit and release settings.
+"""
 
 from __future__ import annotations
 
 # Training cells run for minutes on a CPU; nbgrader's default of 30 s per cell is far too short.
+# The one source of the per-cell limit: Validate, `check`, `grade` and the notebook tests read it here.
 CELL_TIMEOUT_S = 600
 # How long to wait for a cell's last outputs after the kernel says it finished. nbclient's default
 # (4 s) silently drops outputs when two gradings share a loaded 2-core machine, which made feedback
@@ -11,6 +16,35 @@ IOPUB_TIMEOUT_S = 120
 # Files in a lesson folder that are never released or collected (run artefacts, editor litter).
 IGNORED = [".ipynb_checkpoints", "*.pyc", "__pycache__", "feedback", "*.pt", "*.pth", "*.part"]
 CODE_STUB = "# YOUR CODE HERE\nraise NotImplementedError()"
+
+# What became of one submission (the `status` column of grades.csv).
+GRADED = "graded"                    # every cell ran (some may have been stopped by the per-cell limit)
+INCOMPLETE = "incomplete"            # the run ended early (crash, a cell that could not be stopped, wall time)
+ERROR = "error"                      # the grader could not run it at all (the box or the kernel failed to start)
+INVALID = "invalid notebook"         # not a regular file, not JSON, or not a notebook
+MISSING = "missing notebook"         # no <assignment>.ipynb in the folder
+NOT_SUBMITTED = "not submitted"      # no <student>/<assignment> folder
+SUBMISSION_STATUSES = (GRADED, INCOMPLETE, ERROR, INVALID, MISSING, NOT_SUBMITTED)
+
+# What became of one graded cell (the `status` column of cells.csv).
+PASSED = "passed"
+FAILED = "failed"
+NOT_RUN = "not run"                  # the run ended before this cell
+NEEDS_GPU = "needs a GPU runner"     # a GPU-only test on a CPU runner: reported, never scored
+
+# The error a cell shows when the grader stopped it at the per-cell limit.
+CELL_TIME_LIMIT = "CellTimeLimit"
+
+# What a student may see of their executed notebook, in order: hidden tests and the grader's own
+# lines cut, test tracebacks reduced to their message; consecutive pieces of one output stream merged
+# (the kernel splits a print wherever its flush timer fires, and the same submission must always
+# give the same page); over-long outputs cut. Import paths, so that nbgrader's own
+# ``generate_feedback`` (configured below) runs the same steps.
+FEEDBACK_STEPS = (
+    "autograder.feedback.HideHiddenTests",
+    "nbconvert.preprocessors.CoalesceStreamsPreprocessor",
+    "autograder.feedback.TruncateOutputs",
+)
 
 
 def configure(c, *, source: str, release: str, cell_timeout: int = CELL_TIMEOUT_S) -> None:
@@ -26,8 +60,5 @@ def configure(c, *, source: str, release: str, cell_timeout: int = CELL_TIMEOUT_
     c.LimitOutput.max_lines = 1000
     c.LimitOutput.max_traceback = 100
     # Feedback must never show hidden tests (nbgrader's default shows them in source and tracebacks).
-    # The same steps as the autograder's own renderer (autograder.feedback.FEEDBACK_STEPS).
-    from .feedback import FEEDBACK_STEPS
-
     c.GenerateFeedback.preprocessors = [
         "nbgrader.preprocessors.GetGrades", *FEEDBACK_STEPS, "nbconvert.preprocessors.CSSHTMLHeaderPreprocessor"]

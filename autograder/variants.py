@@ -1,10 +1,17 @@
 """Trying other answers against a notebook's tests, the way an instructor vets hidden tests.
 
-A variants file ``tests/variants/<assignment>.py`` defines two dicts keyed by a solution cell's
-grade_id, each mapping to a list of cell sources:
+A variants file ``tests/variants/<assignment>.py`` defines dicts keyed by a solution cell's grade_id,
+each mapping a class of mistake (coursekit.testing.CLASSES) to a list of cell sources:
 
-- ``WRONG``: plausible mistakes; each must make a test cell right after that solution cell fail;
-- ``RIGHT``: other correct answers, written differently; each must leave every test cell passing.
+- ``WRONG``: plausible mistakes of that class; each must make a test cell right after that solution
+  cell fail;
+- ``RIGHT``: other correct answers, written the other ways that class allows; each must leave every
+  test cell passing;
+- ``ONE_WAY`` (optional): classes of a cell that have one correct spelling only, with the reason;
+- ``NOT_TESTED`` (optional): classes that seem to apply to a cell but are deliberately not tested
+  there, with the reason.
+
+Together they are the table of promises, docs/promises.md (``python -m autograder promises``).
 
 Everything runs in one kernel per notebook: the source notebook (hidden tests included) is executed
 top to bottom, and at each solution cell that has variants, each variant is run followed by the
@@ -29,6 +36,7 @@ class VariantResult:
     cell: str
     kind: str  # "wrong" or "right"
     index: int
+    mistake: str  # the class of mistake (coursekit.testing.CLASSES)
     failing_tests: list[str]  # test cells that raised with this variant in place
     messages: list[str]
 
@@ -37,20 +45,31 @@ class VariantResult:
         return bool(self.failing_tests) if self.kind == "wrong" else not self.failing_tests
 
 
-def load_variants(assignment: str) -> tuple[dict[str, list[str]], dict[str, list[str]]]:
+Variants = dict[str, dict[str, list[str]]]  # cell -> class of mistake -> sources
+
+
+def _by_class(table: dict) -> Variants:
+    """Accept a plain list of sources for a cell as its 'values' class."""
+    return {cell: (entry if isinstance(entry, dict) else {"values": list(entry)}) for cell, entry in table.items()}
+
+
+def load_file(assignment: str) -> dict[str, dict]:
+    """Everything a variants file declares: WRONG, RIGHT, ONE_WAY and NOT_TESTED, by cell and class."""
     path = VARIANTS_DIR / f"{assignment}.py"
-    if not path.is_file():
-        return {}, {}
-    namespace = runpy.run_path(str(path))
-    return namespace.get("WRONG", {}), namespace.get("RIGHT", {})
+    namespace = runpy.run_path(str(path)) if path.is_file() else {}
+    return {"WRONG": _by_class(namespace.get("WRONG", {})), "RIGHT": _by_class(namespace.get("RIGHT", {})),
+            "ONE_WAY": namespace.get("ONE_WAY", {}), "NOT_TESTED": namespace.get("NOT_TESTED", {})}
+
+
+def load_variants(assignment: str) -> tuple[Variants, Variants]:
+    declared = load_file(assignment)
+    return declared["WRONG"], declared["RIGHT"]
 
 
 def _error(cell) -> str | None:
-    """The cell's error, if any; a GPU-only test stopping on a CPU (NeedsGPU) is not one."""
-    for out in cell.get("outputs", []):
-        if out.get("output_type") == "error" and out.get("ename") != "NeedsGPU":
-            return f"{out.get('ename')}: {out.get('evalue', '')}"[:300]
-    return None
+    """The cell's error, if any."""
+    error = notebooks.first_error(cell)
+    return f"{error[0]}: {error[1]}"[:300] if error else None
 
 
 def _tests_after(nb, index: int) -> list[int]:
@@ -83,21 +102,25 @@ def try_variants(assignment: str) -> list[VariantResult]:
             if not notebooks.is_solution_cell(cell) or grade_id not in set(wrong) | set(right):
                 continue
             tests = _tests_after(nb, index)
-            for kind, sources in (("wrong", wrong.get(grade_id, [])), ("right", right.get(grade_id, []))):
-                for number, source in enumerate(sources):
-                    trial = copy.deepcopy(cell)
-                    trial.source = source
-                    client.execute_cell(trial, index)
-                    failing, messages = [], []
-                    if _error(trial):  # a variant that cannot even run proves nothing about the tests
-                        raise ValueError(f"{assignment} {kind} variant #{number} of {grade_id} fails on its own: {_error(trial)}")
-                    for j in tests:
-                        test = copy.deepcopy(nb.cells[j])
-                        client.execute_cell(test, j)
-                        if _error(test):
-                            failing.append(notebooks.grading(test)["grade_id"])
-                            messages.append(_error(test))
-                    results.append(VariantResult(grade_id, kind, number, failing, messages))
+            trials = [(kind, mistake, number, source)
+                      for kind, table in (("wrong", wrong), ("right", right))
+                      for mistake, sources in table.get(grade_id, {}).items()
+                      for number, source in enumerate(sources)]
+            for kind, mistake, number, source in trials:
+                trial = copy.deepcopy(cell)
+                trial.source = source
+                client.execute_cell(trial, index)
+                if _error(trial):  # a variant that cannot even run proves nothing about the tests
+                    raise ValueError(f"{assignment} {kind} {mistake} variant #{number} of {grade_id} fails on its own: "
+                                     f"{_error(trial)}")
+                failing, messages = [], []
+                for j in tests:
+                    test = copy.deepcopy(nb.cells[j])
+                    client.execute_cell(test, j)
+                    if _error(test):
+                        failing.append(notebooks.grading(test)["grade_id"])
+                        messages.append(_error(test))
+                results.append(VariantResult(grade_id, kind, number, mistake, failing, messages))
             client.execute_cell(cell, index)  # put the real solution back for the cells below
     return results
 
@@ -110,7 +133,7 @@ def report(assignment: str) -> int:
     for r in results:
         verdict = "ok" if r.ok else "PROBLEM"
         what = "caught by " + ", ".join(r.failing_tests) if r.failing_tests else "passes every test"
-        print(f"{verdict:<8} {r.cell:<24} {r.kind} #{r.index}: {what}")
+        print(f"{verdict:<8} {r.cell:<24} {r.mistake:<10} {r.kind} #{r.index}: {what}")
         if r.kind == "wrong" and r.messages:
             print(f"{'':<8} {'':<24} first message: {r.messages[0].splitlines()[0]}")
     return 0 if all(r.ok for r in results) else 1

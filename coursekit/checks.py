@@ -7,6 +7,7 @@ so nbgrader counts it as a failed test like any other.
 
 from __future__ import annotations
 
+import os
 from typing import Any, Sequence
 
 import torch
@@ -24,8 +25,12 @@ __all__ = [
     "shape_hint",
     "passed",
     "NeedsGPU",
-    "require_gpu",
+    "GPU_SKIPPED",
+    "run_gpu_checks",
 ]
+
+# What a GPU-only check cell prints on a machine without CUDA (the grader looks for it, too).
+GPU_SKIPPED = "checked on a GPU runner; skipped here"
 
 
 class CheckFailed(AssertionError):
@@ -36,16 +41,32 @@ class CheckFailed(AssertionError):
         self.hint = hint
         super().__init__(what + (f"\nHint: {hint}" if hint else ""))
 
+    def _render_traceback_(self) -> list[str]:
+        """What IPython shows: the message and hint first, then the cell line (coursekit.ipython_errors)."""
+        from .ipython_errors import render_check_failure
+
+        return render_check_failure(self)
+
 
 class NeedsGPU(RuntimeError):
-    """Raised by GPU-only tests on a machine without CUDA; graders report it, never score it."""
+    """Raised where a GPU check cannot run on the grader's runner; graders report it, never score it."""
 
 
-def require_gpu() -> None:
-    """First line of a GPU-only test cell: stop here, clearly, when there is no CUDA device."""
-    if not torch.cuda.is_available():
-        raise NeedsGPU("needs a GPU runner: this test uses CUDA, which this machine does not have "
-                       "(it is neither passed nor failed here).")
+def run_gpu_checks() -> bool:
+    """``if run_gpu_checks():`` opens a GPU-only check cell.
+
+    With CUDA it returns True and the checks run. Without CUDA it prints one line and returns False,
+    so a student's *Run All* and *Validate* go on to the end on a laptop. On the grader's GPU runner
+    (``COURSEKIT_GPU_RUNNER`` set) a missing GPU raises :class:`NeedsGPU` instead: a skip there
+    must never look like a pass.
+    """
+    if torch.cuda.is_available():
+        return True
+    if os.environ.get("COURSEKIT_GPU_RUNNER"):
+        raise NeedsGPU("this GPU runner shows no CUDA device to the notebook: check the runner's drivers and "
+                       "that the grader gives the sandbox the GPU (grade --runner gpu).")
+    print(f"GPU-only check: {GPU_SKIPPED} (this machine has no CUDA; it is neither passed nor failed)")
+    return False
 
 
 def passed(message: str) -> None:
@@ -67,9 +88,20 @@ def _describe(value: Any) -> str:
     return f"a {type(value).__name__}"
 
 
+def _overrides_torch_function(value: torch.Tensor) -> bool:
+    """A tensor subclass that answers torch functions itself (it could answer True to any comparison)."""
+    own = getattr(type(value), "__torch_function__", None)
+    plain = (torch.Tensor.__torch_function__, torch.nn.Parameter.__torch_function__)
+    return type(value) is not torch.Tensor and getattr(own, "__func__", own) not in [getattr(f, "__func__", f) for f in plain]
+
+
 def check_tensor(value: Any, name: str = "result") -> torch.Tensor:
     """Fail unless ``value`` is a tensor; returns it, so checks can chain."""
     if isinstance(value, torch.Tensor):
+        if _overrides_torch_function(value):
+            raise CheckFailed(f"{name} is a {type(value).__name__}, a tensor subclass with its own __torch_function__.",
+                              "return a plain torch.Tensor: the checks compare values, and a subclass could change "
+                              "what a comparison answers.")
         return value
     if value is None:
         hint = "a function without a `return` statement gives back None: did you forget to return the result?"

@@ -10,6 +10,8 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 SHARED_DATA = ROOT.parent / "shared" / "data"
+# bench/ holds the speed experiments that use private PyTorch APIs; their tests import them from there.
+sys.path.insert(0, str(ROOT / "bench"))
 
 # Notebook kernels inherit this process's environment: point them at the offline data (read only)
 # and at a plotting backend that needs no screen.

@@ -7,8 +7,8 @@ import pytest
 
 from autograder import notebooks
 from autograder.check import check, format_table, CheckRow
-from autograder.feedback import FEEDBACK_STEPS, HIDDEN_NOTE, HideHiddenTests, prepare_for_feedback, strip_hidden
-from autograder.settings import configure
+from autograder.feedback import HIDDEN_NOTE, HideHiddenTests, prepare_for_feedback, strip_hidden
+from autograder.settings import FEEDBACK_STEPS, configure
 
 
 def _test_cell(source: str):

@@ -293,3 +293,26 @@ def test_shape_hint_reversed_mentions_swapping(shape):
 def test_check_close_accepts_tiny_relative_change(values, dtype):
     x = torch.tensor(values, dtype=dtype)
     check_close(x * (1 + 1e-7), x, quiet=True)
+
+
+def test_checks_refuse_a_tensor_subclass_that_answers_torch_functions_itself():
+    """A subclass whose __torch_function__ says True to every allclose/equal would pass any comparison."""
+
+    class Agreeable(torch.Tensor):
+        @classmethod
+        def __torch_function__(cls, func, types, args=(), kwargs=None):
+            if func in (torch.allclose, torch.equal):
+                return True
+            return super().__torch_function__(func, types, args, kwargs or {})
+
+    liar = torch.zeros(2, 2).as_subclass(Agreeable)
+    for call in (lambda: check_close(liar, torch.ones(2, 2)), lambda: check_equal(liar, torch.ones(2, 2)),
+                 lambda: check_shape(liar, (2, 2))):
+        with pytest.raises(CheckFailed, match="__torch_function__"):
+            call()
+    check_shape(torch.nn.Parameter(torch.zeros(2, 2)), (2, 2))  # parameters are tensors like any other
+
+    class Plain(torch.Tensor):  # a subclass that leaves torch functions alone is fine
+        pass
+
+    check_shape(torch.zeros(3).as_subclass(Plain), (3,))

@@ -1,4 +1,4 @@
-"""FlatAdam is Adam(fused=True) for one tensor: the same weights bit for bit, the same state, the same hooks."""
+"""bench/flat_adam.FlatAdam (benchmark only) is Adam(fused=True) for one tensor: the same weights bit for bit, the same state, the same hooks."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ import pytest
 import torch
 from torch import nn
 
-from coursekit.flat_adam import FlatAdam
-from coursekit.fused_mlp import FusedMLP
+from flat_adam import FlatAdam
+from fused_mlp import FusedMLP
 from coursekit.mnist import MNISTModel
 
 from gpu_params import DEVICES

@@ -1,4 +1,4 @@
-"""FusedMLP computes the Build's network and its gradients exactly, and trains the model it wraps."""
+"""bench/fused_mlp.FusedMLP (benchmark only: private PyTorch APIs) computes the Build's network and its gradients exactly, and trains the model it wraps."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 from torch import nn
 
 from coursekit.checks import rel_error
-from coursekit.fused_mlp import FusedMLP, dropout_keep_mask, mlp_train_forward
+from fused_mlp import FusedMLP, dropout_keep_mask, mlp_train_forward
 from coursekit.mnist import MNISTModel
 
 from gpu_params import DEVICES

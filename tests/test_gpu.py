@@ -6,17 +6,22 @@ import pytest
 import torch
 
 from coursekit import pick_device
-from coursekit.checks import NeedsGPU, check_device, require_gpu
+from coursekit.checks import GPU_SKIPPED, NeedsGPU, check_device, run_gpu_checks
 
 from gpu_params import needs_cuda
 
 
-def test_require_gpu_says_why_on_a_cpu_machine():
+def test_gpu_checks_skip_with_one_line_on_a_cpu_and_fail_on_a_gpu_runner_without_cuda(capsys, monkeypatch):
+    monkeypatch.delenv("COURSEKIT_GPU_RUNNER", raising=False)
     if torch.cuda.is_available():
-        require_gpu()
-    else:
-        with pytest.raises(NeedsGPU, match="needs a GPU runner"):
-            require_gpu()
+        assert run_gpu_checks() is True
+        return
+    assert run_gpu_checks() is False  # a student's Run All goes on
+    printed = capsys.readouterr().out
+    assert GPU_SKIPPED in printed and printed.count("\n") == 1
+    monkeypatch.setenv("COURSEKIT_GPU_RUNNER", "1")  # the grader's GPU runner: a skip must never pass
+    with pytest.raises(NeedsGPU, match="no CUDA"):
+        run_gpu_checks()
 
 
 @pytest.mark.gpu
@@ -58,3 +63,22 @@ def test_gpu_only_cells_pass_on_the_solution(name):
             if errors:
                 failures.append(f"{gid}: {errors[0].get('ename')}: {errors[0].get('evalue')}")
     assert not failures, failures
+
+
+@pytest.mark.gpu
+@needs_cuda
+def test_gpu_cells_graded_on_a_gpu_runner_pass_and_are_counted(tmp_path):
+    """The grader's GPU runner: the box gets the GPU, and every GPU-only cell of a correct submission passes."""
+    from autograder import notebooks
+    from autograder.grade import grade
+    from autograder.settings import PASSED
+    from submission_factory import student_copy
+
+    names = _assignments_with_gpu_cells()
+    for name in names:
+        notebooks.write(student_copy(name), tmp_path / "subs" / "complete" / name / f"{name}.ipynb")
+    results = grade(tmp_path / "subs", tmp_path / "out", runner="gpu")
+    for result in results:
+        gpu_cells = [c for c in result.cells if c.cell.endswith("-gpu-tests")]
+        assert gpu_cells and all(c.status == PASSED for c in gpu_cells), (result.assignment, gpu_cells, result.reason)
+        assert result.gpu_points == 0 and result.score == result.max_score, result

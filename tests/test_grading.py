@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from autograder import course, notebooks
-from autograder.grade import grade
+from autograder.grade import grade, job_folder
+from autograder.settings import GRADED, NEEDS_GPU
 from submission_factory import student_copy
 
 pytestmark = pytest.mark.slow
@@ -45,9 +46,9 @@ def graded(tmp_path_factory, assignments):
         for student, nb in copies.items():
             notebooks.write(nb, submissions / student / name / f"{name}.ipynb")
     notebooks.write(_tampered_copy(), submissions / "tamperer" / "01_tensors" / "01_tensors.ipynb")
-    out = tmp_path_factory.mktemp("graded")
-    results = grade(submissions, out, jobs=2)  # two at once: each kernel uses one thread
-    return out, {(r.student, r.assignment): r for r in results}
+    out, work = tmp_path_factory.mktemp("graded"), tmp_path_factory.mktemp("work")
+    results = grade(submissions, out, jobs=2, workdir=work)  # two at once: each kernel uses one thread
+    return out, {(r.student, r.assignment): r for r in results}, work
 
 
 def _cells(out: Path) -> dict[tuple[str, str], dict[str, tuple[float, float]]]:
@@ -58,32 +59,48 @@ def _cells(out: Path) -> dict[tuple[str, str], dict[str, tuple[float, float]]]:
     return table
 
 
-def test_complete_submission_gets_full_marks(graded, assignments):
-    out, results = graded
+def test_complete_submission_gets_full_marks_and_no_flag(graded, assignments):
+    out, results, _ = graded
     cells = _cells(out)
     for name in assignments:
-        assert results[("complete", name)].status == "graded", results[("complete", name)].reason
-        gpu = {c.cell for c in results[("complete", name)].cells if c.needs_gpu}
+        result = results[("complete", name)]
+        assert result.status == GRADED and not result.reason, result.reason
+        assert not result.flags, f"{name}: a correct submission was flagged: {result.flags}"
+        gpu = {c.cell for c in result.cells if c.status == NEEDS_GPU}
         lost = {cell: s for cell, s in cells[("complete", name)].items() if s[0] != s[1] and cell not in gpu}
         assert not lost, f"{name}: a correct submission lost points on {lost}"
 
 
+def test_every_cell_of_a_complete_submission_runs_without_error(graded, assignments):
+    """What nbval used to check, from the same run that grades: the lesson runs top to bottom."""
+    _, _, work = graded
+    for name in assignments:
+        executed = notebooks.read(job_folder(work, "complete", name) / "executed.ipynb")
+        failing = [(i, notebooks.first_error(c)) for i, c in enumerate(executed.cells)
+                   if c.cell_type == "code" and notebooks.first_error(c)]
+        assert not failing, f"{name}: cells failed in a correct submission: {failing[:3]}"
+        never = [i for i, c in enumerate(executed.cells) if c.cell_type == "code" and c.source.strip()
+                 and c.execution_count is None]
+        assert not never, f"{name}: cells never ran: {never[:5]}"
+
+
 def test_blank_lesson_gets_zero_everywhere_and_finishes_cleanly(graded, assignments):
-    out, results = graded
+    out, results, _ = graded
     cells = _cells(out)
     for name in assignments:
-        assert results[("blank", name)].status == "graded", results[("blank", name)].reason
+        assert results[("blank", name)].status == GRADED, results[("blank", name)].reason
+        assert not results[("blank", name)].flags, results[("blank", name)].flags
         scored = {cell: s for cell, s in cells[("blank", name)].items() if s[0] != 0}
         assert not scored, f"{name}: an untouched lesson scored on {scored}"
         assert len(cells[("blank", name)]) == len(list(notebooks.test_cells(notebooks.read(course.solution_notebook(name)))))
 
 
 def test_one_wrong_answer_loses_exactly_its_points(graded, assignments):
-    out, results = graded
+    out, results, _ = graded
     cells = _cells(out)
     for name in assignments:
         _, its_tests = last_solution_and_its_tests(name)
-        gpu = {c.cell for c in results[("one-wrong", name)].cells if c.needs_gpu}
+        gpu = {c.cell for c in results[("one-wrong", name)].cells if c.status == NEEDS_GPU}
         for cell, (score, max_score) in cells[("one-wrong", name)].items():
             if cell in gpu:
                 continue
@@ -92,12 +109,13 @@ def test_one_wrong_answer_loses_exactly_its_points(graded, assignments):
 
 
 def test_grades_csv_has_a_row_per_student_and_assignment(graded, assignments):
-    out, _ = graded
+    out, _, _ = graded
     with open(out / "grades.csv", encoding="utf-8") as f:
         rows = list(csv.DictReader(f))
     assert {(r["student"], r["assignment"]) for r in rows} == {(s, a) for s in STUDENTS + ("tamperer",) for a in assignments}
     assert all(r["status"] == "not submitted" for r in rows if r["student"] == "tamperer" and r["assignment"] != "01_tensors")
-    assert not list(out.rglob("gradebook.db")), "the gradebook (with hidden tests) must not land in the output"
+    assert not list(out.rglob("gradebook.db")), "no gradebook (with hidden tests) may land in the output"
+    assert all(r["sandbox"] == "bubblewrap" for r in rows) or all(r["sandbox"].startswith("none") for r in rows)
 
 
 def _visible_text(page: str) -> str:
@@ -105,7 +123,7 @@ def _visible_text(page: str) -> str:
 
 
 def test_feedback_never_shows_hidden_tests(graded, assignments):
-    out, _ = graded
+    out, _, _ = graded
     for name in assignments:
         source = notebooks.read(course.solution_notebook(name))
         visible = "\n".join(c.source.split("### BEGIN HIDDEN TESTS")[0] for c in source.cells)
@@ -130,7 +148,7 @@ def test_feedback_never_shows_hidden_tests(graded, assignments):
 
 
 def test_deleted_or_emptied_test_cells_are_restored(graded):
-    out, results = graded
+    out, results, _ = graded
     cells = _cells(out)[("tamperer", "01_tensors")]
     assert cells["make-grid-tests"] == (0.0, 2.0), "an emptied test cell must be replaced by the real one"
     assert cells["flatten-images-tests"] == (0.0, 2.0), "a deleted test cell must be restored and run"

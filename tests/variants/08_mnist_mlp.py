@@ -74,13 +74,12 @@ WRONG = {
         "    b = evaluate(model, test_loader, loss_fn, device)\n"
         "    for k, v in zip(history, a + b):\n        history[k].append(v)\n"
         "torch.save(model.state_dict(), 'mnist_mlp.pt')\n",
-        # FusedMLP trained, but the optimizer was given the wrapped model's parameters: their gradients never
-        # arrive (they land on fast_model.flat), so nothing moves.
+        # The optimizer was built for another model's parameters: the trained model never moves.
         "set_seed(0)\nhistory = {'train_loss': [], 'train_acc': [], 'test_loss': [], 'test_acc': []}\n"
-        "model = MNISTModel().to(device)\nfast_model = FusedMLP(model)\n"
-        "optimizer = torch.optim.Adam(model.parameters(), lr=1e-3, fused=True)\n"
-        "for epoch in range(10):\n    a = train_one_epoch(fast_model, [next(iter(fast_loader))], optimizer, nn.CrossEntropyLoss(), device)\n"
-        "    b = evaluate(fast_model, test_batches, nn.CrossEntropyLoss(), device)\n"
+        "model = MNISTModel().to(device)\n"
+        "optimizer = torch.optim.Adam(MNISTModel().parameters(), lr=1e-3, fused=True)\n"
+        "for epoch in range(10):\n    a = train_one_epoch(model, [next(iter(fast_loader))], optimizer, nn.CrossEntropyLoss(), device)\n"
+        "    b = evaluate(model, test_batches, nn.CrossEntropyLoss(), device)\n"
         "    for k, v in zip(history, a + b):\n        history[k].append(v)\n"
         "torch.save(model.state_dict(), 'mnist_mlp.pt')\n",
     ],
@@ -120,13 +119,16 @@ RIGHT = {
         "    r = r + evaluate(model, test_loader, nn.CrossEntropyLoss(), device)\n"
         "    for k, v in zip(history, r):\n        history[k].append(v)\n"
         "torch.save(model.state_dict(), 'mnist_mlp.pt')\n",
-        # FusedMLP with torch.optim.Adam(fused=True) on its flat tensor: the same weights as FlatAdam, a little slower.
+        # The loop written out inline instead of calling train_one_epoch: any correct loop keeps full marks.
         "set_seed(0)\nhistory = {'train_loss': [], 'train_acc': [], 'test_loss': [], 'test_acc': []}\n"
-        "model = MNISTModel().to(device)\nfast_model = FusedMLP(model)\n"
-        "optimizer = torch.optim.Adam(fast_model.parameters(), lr=1e-3, fused=True)\n"
-        "for epoch in range(10):\n    r = train_one_epoch(fast_model, fast_loader, optimizer, nn.CrossEntropyLoss(), device)\n"
-        "    r = r + evaluate(fast_model, test_batches, nn.CrossEntropyLoss(), device)\n"
-        "    for k, v in zip(history, r):\n        history[k].append(v)\n"
+        "model = MNISTModel().to(device)\noptimizer = torch.optim.Adam(model.parameters(), lr=1e-3, fused=True)\n"
+        "loss_fn = nn.CrossEntropyLoss()\n"
+        "for epoch in tqdm(range(10)):\n    model.train()\n    total, hits, n = 0.0, 0, 0\n"
+        "    for xb, yb in fast_loader:\n        optimizer.zero_grad()\n        out = model(xb)\n"
+        "        loss = loss_fn(out, yb)\n        loss.backward()\n        optimizer.step()\n"
+        "        total += loss.item() * len(yb)\n        hits += (out.argmax(1) == yb).sum().item()\n        n += len(yb)\n"
+        "    test_loss, test_acc = evaluate(model, test_batches, loss_fn, device)\n"
+        "    for k, v in zip(history, (total / n, hits / n, test_loss, test_acc)):\n        history[k].append(v)\n"
         "torch.save(model.state_dict(), 'mnist_mlp.pt')\n",
     ],
 }

@@ -1,0 +1,210 @@
+"""``python -m autograder.execute JOB_DIR``: run one prepared notebook in its sandbox, and nothing else.
+
+The grader writes ``JOB_DIR/job.json`` and ``JOB_DIR/run.ipynb`` (the student's notebook with the
+test cells put back, hidden tests included) in a folder the sandbox never sees. This process, outside
+the box, starts the kernel inside it (sandbox.py), sends it the cells one at a time over unix sockets,
+and writes ``JOB_DIR/executed.ipynb`` and ``JOB_DIR/report.json``. The kernel never sees the notebook
+file; it only receives each cell as it runs. Scoring happens later, in the grader, after the kernel
+is gone.
+
+- A cell that runs past the per-cell limit is interrupted; if it ignores the interrupt, the kernel is
+  killed with everything it started, and the cells that ran before it keep their results.
+- A kernel that dies (segfault, killed for memory) ends the run at that cell, likewise.
+- Each cell's output is capped; lines carrying the grader's tokens are kept beyond the cap.
+- What the guard writes on its pipe is collected for the grader.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import sys
+import threading
+import time
+from pathlib import Path
+
+import nbformat
+from jupyter_client import AsyncKernelManager
+from nbclient import NotebookClient
+from nbclient.exceptions import CellTimeoutError, DeadKernelError
+
+from . import sandbox, settings
+from .settings import CELL_TIME_LIMIT
+from .kernel_guard import RUN_NAME
+
+INTERRUPT_GRACE_S = 10              # how long an interrupted cell may take to stop before the kernel is killed
+MAX_OUTPUT_CHARS = 2_000_000        # per cell, before the feedback's own, stricter cut
+
+
+class SandboxedKernelManager(AsyncKernelManager):
+    """A kernel manager whose kernel runs in the box and talks over unix sockets in ``ipc_dir``."""
+
+    def __init__(self, *, job: dict, guard_fd: int, **kwargs):
+        self.job, self.guard_fd = job, guard_fd
+        super().__init__(transport="ipc", ip=os.path.join(job["ipc"], "k"), **kwargs)
+        self.kernel_spec.interrupt_mode = "message"  # a signal to the box's process group would end the box
+
+    def format_kernel_cmd(self, extra_arguments=None) -> list[str]:
+        job, limits = self.job, sandbox.Limits(**self.job["limits"])
+        sandboxed = job["sandboxed"]
+        inside = sandbox.inside_paths(sandboxed, work=Path(job["work"]), home=Path(job["home"]), ipc=Path(job["ipc"]))
+        info = {k: (v.decode() if isinstance(v, bytes) else v) for k, v in self.get_connection_info().items()}
+        info["ip"] = f"{inside['ipc']}/k"  # the same sockets, under the path the kernel sees
+        Path(job["ipc"], "kernel.json").write_text(json.dumps(info), encoding="utf-8")
+        guard = (f"import runpy as _r; _r.run_path({inside['guard']!r}, run_name={RUN_NAME!r}); del _r")
+        kernel = [sys.executable, "-m", "ipykernel_launcher", "-f", f"{inside['ipc']}/kernel.json",
+                  f"--IPKernelApp.exec_lines={guard}", "--HistoryManager.enabled=False", "--quiet"]
+        env = sandbox.kernel_environment(limits, job["runner"], home=inside["home"], work=inside["work"],
+                                         guard_fd=self.guard_fd, data=sandbox.inside_data(sandboxed, job["data"]))
+        if sandboxed:
+            return sandbox.bwrap_command(kernel, limits, job["runner"], work=Path(job["work"]), home=Path(job["home"]),
+                                         ipc=Path(job["ipc"]), env=env, data=job["data"])
+        return ["env", "-i", *(f"{k}={v}" for k, v in env.items())] + sandbox.rlimits_prefix(limits) + kernel
+
+
+class BoundedClient(NotebookClient):
+    """nbclient, with each cell's output capped (keeping the lines that carry a grader token)."""
+
+    def __init__(self, *args, tokens: list[str], **kwargs):
+        super().__init__(*args, **kwargs)
+        self.tokens = tokens
+        self.sizes: dict[int, int] = {}
+        self.cut: set[int] = set()
+
+    def output(self, outs, msg, display_id, cell_index):
+        size = len(json.dumps(msg.get("content", {}), default=str))
+        self.sizes[cell_index] = self.sizes.get(cell_index, 0) + size
+        if self.sizes[cell_index] <= MAX_OUTPUT_CHARS:
+            return super().output(outs, msg, display_id, cell_index)
+        if cell_index not in self.cut:
+            self.cut.add(cell_index)
+            outs.append(nbformat.v4.new_output(
+                "stream", name="stdout", text=f"\n... [output past {MAX_OUTPUT_CHARS:,} characters cut by the grader]\n"))
+        text = str(msg.get("content", {}).get("text", ""))
+        kept = [line for line in text.splitlines() if any(token in line for token in self.tokens)]
+        if kept:
+            outs.append(nbformat.v4.new_output("stream", name="stdout", text="\n".join(kept) + "\n"))
+        return None
+
+
+class GuardReader(threading.Thread):
+    """Reads the guard's pipe until it closes, so a chatty kernel never blocks on a full pipe."""
+
+    def __init__(self, fd: int, limit: int = 1_000_000):
+        super().__init__(daemon=True)
+        self.fd, self.limit, self.data = fd, limit, bytearray()
+
+    def run(self) -> None:
+        while True:
+            try:
+                chunk = os.read(self.fd, 65536)
+            except OSError:
+                break
+            if not chunk:
+                break
+            if len(self.data) < self.limit:
+                self.data += chunk[: self.limit - len(self.data)]
+
+    def records(self) -> list[dict]:
+        found = []
+        for line in self.data.decode("utf-8", errors="replace").splitlines():
+            try:
+                record = json.loads(line)
+            except ValueError:
+                continue
+            if isinstance(record, dict):
+                found.append(record)
+        return found
+
+
+async def _wait_until_idle(client: NotebookClient, seconds: float) -> bool:
+    """After an interrupt: True once the kernel answers a request on its shell channel again."""
+    msg_id = client.kc.kernel_info()
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        try:
+            reply = await client.kc.get_shell_msg(timeout=max(0.1, deadline - time.monotonic()))
+        except Exception:
+            return False
+        if reply.get("parent_header", {}).get("msg_id") == msg_id:
+            return True
+    return False
+
+
+def _error_output(name: str, message: str):
+    return nbformat.v4.new_output("error", ename=name, evalue=message, traceback=[f"{name}: {message}"])
+
+
+async def run(job: dict, nb) -> dict:
+    limits = sandbox.Limits(**job["limits"])
+    report: dict = {"stopped": None, "interrupted": [], "guard": [], "error": None}
+    read_fd, write_fd = os.pipe()
+    reader = GuardReader(read_fd)
+    reader.start()
+    km = SandboxedKernelManager(job=job, guard_fd=write_fd)
+    client = BoundedClient(nb, km=km, timeout=limits.cell_s, iopub_timeout=settings.IOPUB_TIMEOUT_S,
+                           allow_errors=True, coalesce_streams=True, startup_timeout=120,
+                           tokens=job.get("tokens", []), resources={"metadata": {"path": job["work"]}})
+    deadline = time.monotonic() + limits.wall_s
+    client.timeout_func = lambda cell: max(1, int(min(limits.cell_s, deadline - time.monotonic())))
+    try:
+        async with client.async_setup_kernel(pass_fds=(write_fd,)):
+            os.close(write_fd)  # the kernel holds the only write end now: EOF once it is gone
+            write_fd = -1
+            for index, cell in enumerate(nb.cells):
+                if cell.cell_type != "code":
+                    continue
+                if time.monotonic() >= deadline:
+                    report["stopped"] = {"cell": index, "why": "wall"}
+                    break
+                try:
+                    await client.async_execute_cell(cell, index)
+                except CellTimeoutError:
+                    if time.monotonic() >= deadline - 1:
+                        report["stopped"] = {"cell": index, "why": "wall"}
+                        break
+                    await km.interrupt_kernel()
+                    stopped = await _wait_until_idle(client, INTERRUPT_GRACE_S)
+                    cell.outputs.append(_error_output(
+                        CELL_TIME_LIMIT, f"this cell ran for more than {limits.cell_s} s and was stopped by the grader"
+                        + ("" if stopped else "; it ignored the interrupt, so its kernel was ended")))
+                    report["interrupted"].append(index)
+                    if not stopped:
+                        report["stopped"] = {"cell": index, "why": "unstoppable"}
+                        break
+                except DeadKernelError:
+                    report["stopped"] = {"cell": index, "why": "crashed"}
+                    break
+    except Exception as error:  # the kernel never started: the box or the interpreter is broken
+        if not any(c.get("execution_count") for c in nb.cells if c.cell_type == "code"):
+            report["error"] = f"{type(error).__name__}: {error}"[:500]
+        else:
+            report["stopped"] = report["stopped"] or {"cell": None, "why": "crashed"}
+    finally:
+        try:
+            await km.shutdown_kernel(now=True)
+        except Exception:
+            pass
+        if write_fd >= 0:
+            os.close(write_fd)
+    reader.join(timeout=10)
+    os.close(read_fd)
+    report["guard"] = reader.records()
+    return report
+
+
+def main(argv: list[str] | None = None) -> int:
+    job_dir = Path((argv or sys.argv[1:])[0])
+    job = json.loads((job_dir / "job.json").read_text(encoding="utf-8"))
+    nb = nbformat.read(str(job_dir / "run.ipynb"), as_version=4)
+    start = time.monotonic()
+    report = asyncio.run(run(job, nb))
+    report["seconds"] = time.monotonic() - start
+    nbformat.write(nb, str(job_dir / "executed.ipynb"))
+    (job_dir / "report.json").write_text(json.dumps(report), encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,299 @@
+"""Fast tests of the grading pipeline's parts, without running a kernel: intake, composing the notebook
+to run, integrity and scoring from an executed notebook, feedback redaction and sanitising, CSV safety."""
+
+from __future__ import annotations
+
+import copy
+import csv
+import os
+import re
+
+import nbformat
+import pytest
+
+from autograder import compose, course, feedback, intake, notebooks, sandbox, scoring
+from autograder.results import SubmissionResult, safe_field, write_csvs
+from autograder.settings import FAILED, INVALID, MISSING, NEEDS_GPU, NOT_RUN, NOT_SUBMITTED, PASSED
+from submission_factory import student_copy
+
+NAME = "01_tensors"
+
+
+# --- intake ------------------------------------------------------------------------------------
+
+def _folder(tmp_path, name="s"):
+    folder = tmp_path / name / NAME
+    folder.mkdir(parents=True)
+    return folder
+
+
+def test_intake_reads_a_regular_notebook(tmp_path):
+    folder = _folder(tmp_path)
+    notebooks.write(student_copy(NAME), folder / f"{NAME}.ipynb")
+    assert isinstance(intake.read_submission(folder, NAME), nbformat.NotebookNode)
+
+
+def test_intake_refuses_links_without_quoting_their_target(tmp_path):
+    folder = _folder(tmp_path)
+    secret = tmp_path / "secret.txt"
+    secret.write_text("TOP-SECRET-CONTENT", encoding="utf-8")
+    os.symlink(secret, folder / f"{NAME}.ipynb")
+    refusal = intake.read_submission(folder, NAME)
+    assert refusal.status == INVALID and "symbolic link" in refusal.reason and "TOP-SECRET" not in refusal.reason
+    linked = tmp_path / "t" / NAME
+    linked.parent.mkdir()
+    os.symlink(folder, linked)
+    assert intake.read_submission(linked, NAME).status == INVALID
+
+
+def test_intake_explains_missing_and_broken_notebooks(tmp_path):
+    folder = _folder(tmp_path)
+    (folder / "other.ipynb").write_text("{}", encoding="utf-8")
+    missing = intake.read_submission(folder, NAME)
+    assert missing.status == MISSING and "other.ipynb" in missing.reason
+    (folder / f"{NAME}.ipynb").write_text('{"cells": [ "SECRET-BYTES', encoding="utf-8")
+    broken = intake.read_submission(folder, NAME)
+    assert broken.status == INVALID and "not valid JSON" in broken.reason and "SECRET" not in broken.reason
+    (folder / f"{NAME}.ipynb").write_text('{"hello": 1}', encoding="utf-8")
+    assert intake.read_submission(folder, NAME).status == INVALID
+    assert intake.read_submission(tmp_path / "nobody" / NAME, NAME).status == NOT_SUBMITTED
+
+
+def test_every_folder_is_a_student_whatever_its_name(tmp_path):
+    for name in ("-h", "--force", "[ab]", ".hidden", "=1+1", "plain"):
+        _folder(tmp_path, name)
+    (tmp_path / "stray-file.txt").write_text("x", encoding="utf-8")
+    students, assignments = intake.discover(tmp_path, None)
+    assert students == sorted(["-h", "--force", "[ab]", ".hidden", "=1+1", "plain"]) and assignments == [NAME]
+
+
+def test_copy_folder_skips_links_and_litter(tmp_path):
+    folder = _folder(tmp_path)
+    (folder / "data.txt").write_text("mine", encoding="utf-8")
+    (folder / ".ipynb_checkpoints").mkdir()
+    (folder / ".ipynb_checkpoints" / "x.ipynb").write_text("{}", encoding="utf-8")
+    os.symlink("/etc/passwd", folder / "passwd")
+    dest = tmp_path / "copy"
+    skipped = intake.copy_folder(folder, dest)
+    assert (dest / "data.txt").read_text(encoding="utf-8") == "mine"
+    assert not (dest / "passwd").exists() and skipped == ["passwd"] and not (dest / ".ipynb_checkpoints").exists()
+
+
+# --- composing the notebook to run ---------------------------------------------------------------
+
+def _source_test(grade_id: str) -> str:
+    cells = notebooks.read(course.solution_notebook(NAME)).cells
+    return next(c.source for c in cells if notebooks.grading(c).get("grade_id") == grade_id)
+
+
+def _ids(plan) -> list[str]:
+    return [notebooks.grading(c).get("grade_id", "") for c in plan.nb.cells]
+
+
+def test_compose_puts_back_the_real_tests_with_a_check_and_a_token():
+    nb = student_copy(NAME, replace={"make-grid-tests": "print('all good')"})
+    plan = compose.build(nb, NAME)
+    assert [s.grade_id for s in plan.tests] == [g for g in _ids(plan) if g.endswith("-tests")]
+    slot = plan.tests[0]
+    source = plan.nb.cells[slot.index].source
+    assert source.startswith(compose.prologue(slot.grade_id, slot.nonce))
+    assert source.rstrip().endswith(compose.epilogue(slot.token))
+    assert _source_test("make-grid-tests").strip() in source and "BEGIN HIDDEN TESTS" in source
+    assert any("edited a locked test cell (make-grid-tests" in f for f in plan.flags)
+    assert len({s.token for s in plan.tests}) == len(plan.tests), "one token per test cell"
+    assert compose.build(nb, NAME).tests[0].token != slot.token, "tokens are new for every grading"
+
+
+def test_compose_matches_cells_whose_metadata_another_editor_stripped():
+    nb = student_copy(NAME)
+    expected = _ids(compose.build(nb, NAME))
+    for cell in nb.cells:
+        cell.metadata.pop("nbgrader", None)
+    assert _ids(compose.build(copy.deepcopy(nb), NAME)) == expected  # by cell id
+    for cell in nb.cells:
+        cell.pop("id", None)
+    plan = compose.build(nb, NAME)  # by content and order
+    assert _ids(plan) == expected and not plan.flags and "matched to the lesson" in plan.notes[0]
+
+
+def test_compose_drops_a_duplicated_locked_cell_and_restores_a_deleted_one():
+    nb = student_copy(NAME, drop=("flatten-images-tests",))
+    index = next(i for i, c in enumerate(nb.cells) if notebooks.grading(c).get("grade_id") == "make-grid-tests")
+    nb.cells.insert(index + 1, copy.deepcopy(nb.cells[index]))
+    plan = compose.build(nb, NAME)
+    ids = _ids(plan)
+    assert ids.count("make-grid-tests") == 1 and ids.count("flatten-images-tests") == 1
+    assert ids.index("flatten-images") < ids.index("flatten-images-tests") < ids.index("channels-last")
+    assert any("duplicated" in f for f in plan.flags) and any("deleted a graded cell" in f for f in plan.flags)
+
+
+def test_a_student_cell_cannot_pose_as_a_test_cell():
+    nb = student_copy(NAME)
+    fake = nbformat.v4.new_code_cell("print('I am a test')")
+    fake.metadata["nbgrader"] = {"grade": True, "solution": False, "grade_id": "my-own-tests", "points": 100, "locked": True}
+    nb.cells.insert(3, fake)
+    plan = compose.build(nb, NAME)
+    assert "my-own-tests" not in [s.grade_id for s in plan.tests] and sum(s.points for s in plan.tests) == 10
+    assert "nbgrader" not in plan.nb.cells[3].metadata
+
+
+# --- integrity and scoring from an executed notebook ---------------------------------------------
+
+def _executed(plan, *, skip=(), fail=(), no_token=(), found=None, unreported=()):
+    """What the executor would bring back if every test ran (with the given exceptions)."""
+    nb = copy.deepcopy(plan.nb)
+    guard = []
+    for slot in plan.tests:
+        cell = nb.cells[slot.index]
+        if slot.grade_id in skip:
+            continue
+        cell.execution_count = 1
+        if slot.grade_id not in unreported:
+            guard.append({"cell": slot.grade_id, "nonce": slot.nonce, "found": (found or {}).get(slot.grade_id, [])})
+        if slot.grade_id in fail:
+            cell.outputs = [nbformat.v4.new_output("error", ename="CheckFailed", evalue="wrong", traceback=[])]
+        else:
+            text = "✓ fine\n" + ("" if slot.grade_id in no_token else slot.token + "\n")
+            cell.outputs = [nbformat.v4.new_output("stream", name="stdout", text=text),
+                            nbformat.v4.new_output("stream", name="stderr", text="UserWarning: harmless\n")]
+    return nb, {"stopped": None, "guard": guard}
+
+
+def _statuses(outcome):
+    return {c.cell: (c.score, c.status) for c in outcome.cells}
+
+
+def test_a_clean_run_scores_every_point_and_stderr_costs_nothing():
+    plan = compose.build(student_copy(NAME), NAME)
+    outcome = scoring.score(plan, *_executed(plan), "cpu")
+    assert all(status == PASSED for _, status in _statuses(outcome).values()) and not outcome.flags
+    assert sum(c.score for c in outcome.cells) == 10
+
+
+def test_a_test_without_its_token_or_its_check_scores_zero_and_is_flagged():
+    plan = compose.build(student_copy(NAME), NAME)
+    nb, report = _executed(plan, no_token=("make-grid-tests",), unreported=("channels-last-tests",))
+    outcome = scoring.score(plan, nb, report, "cpu")
+    got = _statuses(outcome)
+    assert got["make-grid-tests"] == (0.0, FAILED) and got["channels-last-tests"] == (0.0, FAILED)
+    assert got["rows-mean-above-tests"] == (2.0, PASSED)
+    flags = " ".join(outcome.flags)
+    assert "completion token is missing): make-grid-tests" in flags and "never reported" in flags
+
+
+def test_a_token_printed_by_someone_else_does_not_count():
+    plan = compose.build(student_copy(NAME), NAME)
+    nb, report = _executed(plan, no_token=("make-grid-tests",))
+    nb.cells[plan.tests[0].index - 1].outputs = [nbformat.v4.new_output("stream", name="stdout", text=plan.tests[0].token)]
+    assert _statuses(scoring.score(plan, nb, report, "cpu"))["make-grid-tests"][0] == 0
+
+
+def test_tricks_that_can_rewrite_a_cell_zero_it_others_only_flag():
+    plan = compose.build(student_copy(NAME), NAME)
+    nb, report = _executed(plan, found={"make-grid-tests": [["input transformer", "_keep_ends"]],
+                                        "flatten-images-tests": [["function replaced", "torch.allclose"]]})
+    outcome = scoring.score(plan, nb, report, "cpu")
+    got = _statuses(outcome)
+    assert got["make-grid-tests"][0] == 0 and got["flatten-images-tests"] == (2.0, PASSED)
+    assert any("function replaced: torch.allclose" in f and "put back" in f for f in outcome.flags)
+    assert any("input transformer: _keep_ends" in f and "scored 0" in f for f in outcome.flags)
+
+
+def test_unrun_cells_and_gpu_cells_on_a_cpu_runner():
+    nb_student = student_copy("08_mnist_mlp")
+    plan = compose.build(nb_student, "08_mnist_mlp")
+    gpu = [s.grade_id for s in plan.tests if s.gpu]
+    assert gpu == ["train-gpu-tests"]
+    nb, report = _executed(plan, skip=("train-mnist-tests",))
+    got = _statuses(scoring.score(plan, nb, report, "cpu"))
+    assert got["train-gpu-tests"][1] == NEEDS_GPU and got["train-mnist-tests"] == (0.0, NOT_RUN)
+    # On a GPU runner, a GPU check that printed the skip line never passes.
+    gpu_slot = next(s for s in plan.tests if s.gpu)
+    nb.cells[gpu_slot.index].outputs[0]["text"] += "GPU-only check: checked on a GPU runner; skipped here\n"
+    assert _statuses(scoring.score(plan, nb, report, "gpu"))["train-gpu-tests"] == (0.0, FAILED)
+
+
+def test_scores_never_exceed_a_cells_points():
+    plan = compose.build(student_copy(NAME), NAME)
+    nb, report = _executed(plan)
+    for slot in plan.tests:  # a number left as a cell's value is nbgrader's partial credit; never here
+        nb.cells[slot.index].outputs.append(nbformat.v4.new_output("execute_result", data={"text/plain": "5000"}))
+    assert sum(c.score for c in scoring.score(plan, nb, report, "cpu").cells) == 10
+
+
+# --- feedback ------------------------------------------------------------------------------------
+
+def test_feedback_redacts_hidden_lines_tokens_and_runs_no_script():
+    plan = compose.build(student_copy(NAME), NAME)
+    nb, report = _executed(plan)
+    hidden = compose.hidden_lines(NAME)
+    leak = "\n".join(hidden[:3])
+    nb.cells[plan.tests[0].index].outputs.append(nbformat.v4.new_output("stream", name="stdout", text=leak + "\n"))
+    nb.cells[1].outputs = [
+        nbformat.v4.new_output("display_data", data={"text/html": "<script>alert(1)</script><b onclick='x()'>b</b>",
+                                                     "text/plain": "x"}),
+        nbformat.v4.new_output("display_data", data={"application/javascript": "alert(2)"}),
+        nbformat.v4.new_output("stream", name="stdout", text=plan.tests[1].token + "\n"),
+    ]
+    nb.cells.insert(0, nbformat.v4.new_markdown_cell("<img src=x onerror=alert(3)> [x](javascript:alert(4))"))
+    plan.tests = [compose.TestSlot(s.index + 1, s.grade_id, s.points, s.gpu, s.nonce, s.token) for s in plan.tests]
+    outcome = scoring.score(plan, nb, report, "cpu")
+    result = SubmissionResult("s", NAME, "graded", "", 0, outcome.cells)
+    page = feedback.render_page(nb, plan, result, hidden)
+    text = page.lower()
+    assert "<script" not in text and not re.search(r"<[^>]+\son\w+\s*=", text)
+    assert not re.search(r"""(href|src)\s*=\s*["']?\s*javascript:""", text)
+    assert "content-security-policy" in text
+    assert not [line for line in hidden if line in page], "a hidden-test line reached the page"
+    assert feedback.REDACTED in page
+    assert not any(s.token in page or s.nonce in page for s in plan.tests)
+
+
+def test_problem_pages_escape_what_they_quote():
+    result = SubmissionResult("<b>x</b>", NAME, INVALID, "<script>alert(1)</script>", 0, [])
+    page = feedback.problem_page(result)
+    assert "<script>" not in page and "Content-Security-Policy" in page
+
+
+# --- CSV and the sandbox check ---------------------------------------------------------------------
+
+def test_csv_fields_that_would_start_a_formula_are_quoted(tmp_path):
+    assert [safe_field(v) for v in ("=1+1", "+x", "-h", "@a", "\tx", "\rx", "ok", "a=b")] == [
+        "'=1+1", "'+x", "'-h", "'@a", "'\tx", "'\rx", "ok", "a=b"]
+    write_csvs([SubmissionResult("=HYPERLINK(1)", NAME, "graded", "-reason", 0, [], ["=flag"])], tmp_path)
+    with open(tmp_path / "grades.csv", encoding="utf-8") as f:
+        row = next(csv.DictReader(f))
+    assert row["student"] == "'=HYPERLINK(1)" and row["reason"] == "'-reason" and row["flags"] == "'=flag"
+
+
+def test_grade_refuses_without_a_sandbox_unless_told(tmp_path, monkeypatch):
+    from autograder import grade as grade_mod
+
+    monkeypatch.setattr(sandbox, "unavailable_reason", lambda: "bubblewrap is not installed")
+    with pytest.raises(SystemExit, match="--unsafe-no-sandbox"):
+        grade_mod.make_context(tmp_path, tmp_path, sandbox.Limits(), "cpu", unsafe_no_sandbox=False, keep=False)
+    ctx = grade_mod.make_context(tmp_path, tmp_path, sandbox.Limits(), "cpu", unsafe_no_sandbox=True, keep=False)
+    assert not ctx.sandboxed and ctx.sandbox_label.startswith("none (--unsafe-no-sandbox")
+
+
+def test_the_kernel_environment_is_an_allow_list(monkeypatch):
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "nope")
+    monkeypatch.setenv("AUTOGRADER_OUT", "/somewhere")
+    env = sandbox.kernel_environment(sandbox.Limits(), "cpu", home="/home/student", work="/submission", guard_fd=5,
+                                     data={"mnist": "/data/mnist"})
+    assert "AWS_SECRET_ACCESS_KEY" not in env and "AUTOGRADER_OUT" not in env
+    assert env["COURSEKIT_MNIST_DIR"] == "/data/mnist" and env["TMPDIR"] == "/tmp" and "COURSEKIT_GPU_RUNNER" not in env
+    assert sandbox.kernel_environment(sandbox.Limits(), "gpu", home="h", work="w", guard_fd=5, data={})["COURSEKIT_GPU_RUNNER"]
+
+
+def test_the_box_never_binds_the_course_the_tests_or_the_output(tmp_path):
+    if sandbox.bwrap() is None:
+        pytest.skip("bubblewrap is not installed")
+    cmd = sandbox.bwrap_command(["python"], sandbox.Limits(), "cpu", work=tmp_path / "w", home=tmp_path / "h",
+                                ipc=tmp_path / "i", env={}, data={})
+    sources = [cmd[i + 1] for i, arg in enumerate(cmd) if arg in ("--bind", "--ro-bind", "--dev-bind")]
+    for forbidden in (course.SOLUTIONS, course.ROOT / "tests", course.LESSONS, course.ROOT / "autograder"):
+        assert not any(str(forbidden) == s or str(forbidden).startswith(s.rstrip("/") + "/") for s in sources if s != "/"), forbidden
+    assert "--unshare-net" in cmd and "--disable-userns" in cmd and "--clearenv" in cmd
+    writable = [cmd[i + 2] for i, arg in enumerate(cmd) if arg == "--bind"]
+    assert sorted(writable) == sorted([sandbox.INSIDE_WORK, sandbox.INSIDE_HOME, sandbox.INSIDE_IPC])

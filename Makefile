@@ -1,7 +1,8 @@
 # Two commands do everything on a fresh machine:
-#   make course   installs (first time only) and opens JupyterLab on the lessons
+#   make course   installs (first time only) and opens JupyterLab on the lessons (student set-up)
 #   make test     installs (first time only) and runs the whole test suite
-# Other targets: release, check NB=path, grade SUBMISSIONS=dir, variants, gpu-check, bench, clean.
+# Other targets: instructor (JupyterLab at the course root, nbgrader's instructor tools), release,
+# check NB=path, grade SUBMISSIONS=dir, variants, gpu-check, bench, clean.
 
 PYTHON ?= python3
 VENV   ?= .venv
@@ -14,15 +15,15 @@ SHARED_DATA ?= ../shared/data
 export COURSEKIT_MNIST_DIR ?= $(if $(wildcard $(SHARED_DATA)/mnist/*.gz),$(abspath $(SHARED_DATA)/mnist))
 export COURSEKIT_FASHION_MNIST_DIR ?= $(if $(wildcard $(SHARED_DATA)/fashion-mnist/*.gz),$(abspath $(SHARED_DATA)/fashion-mnist))
 export PATH := $(abspath $(BIN)):$(PATH)
-export MPLBACKEND ?= Agg
-
-# JupyterLab refuses to run as root unless told it is on purpose (containers, CI machines).
-ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root)
+# Headless runs draw their figures with a backend that needs no screen. Only those: a notebook kernel
+# started by `make course` must not inherit it, or no plot would ever show (courselab removes it too).
+HEADLESS := test check grade variants gpu-check bench release
+$(HEADLESS): export MPLBACKEND ?= Agg
 
 PYTEST_ARGS ?=
 NBVAL := --nbval-lax --nbval-cell-timeout=600 --nbval-sanitize-with tests/nbval_sanitize.cfg
 
-.PHONY: install course test release check grade variants gpu-check bench clean
+.PHONY: install course instructor test release check grade variants gpu-check bench clean
 
 install: $(STAMP)
 
@@ -32,8 +33,14 @@ $(STAMP): requirements.txt pyproject.toml
 	$(PY) -m pip install --quiet -r requirements.txt
 	touch $@
 
+# JupyterLab with the settings in jupyter/student (lessons/) or jupyter/instructor (the course root);
+# see courselab/__init__.py. Extra options for `jupyter lab`: make course LAB_ARGS=--no-browser
+LAB_ARGS ?=
 course: install
-	$(BIN)/jupyter lab --ServerApp.root_dir=lessons $(ROOT_FLAG)
+	$(PY) -m courselab student $(LAB_ARGS)
+
+instructor: install
+	$(PY) -m courselab instructor $(LAB_ARGS)
 
 test: install
 	$(PY) -m pytest tests solutions $(NBVAL) $(PYTEST_ARGS)

@@ -1,1 +1,2 @@
-"""The course's autograder: a thin, readable layer over nbgrader (release, check, grade)."""
+"""The course's autograder: releases lessons and checks them with nbgrader's format and tools, and grades
+submissions in a sandbox, with scores decided outside it (see grade.py and docs/grading-security.md)."""

@@ -1,10 +1,12 @@
-"""python -m autograder: release the lessons, check a notebook, grade a folder of submissions."""
+"""python -m autograder: release the lessons, check a notebook, grade a folder of submissions (on this
+machine, or in shards on a Slurm or Kubernetes cluster)."""
 
 from __future__ import annotations
 
 import argparse
 from pathlib import Path
 
+from . import shards
 from .sandbox import Limits
 from .settings import GRADED, NOT_SUBMITTED
 
@@ -23,12 +25,65 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("grade", help="autograde SUBMISSIONS/<student>/<assignment>/<assignment>.ipynb")
     p.add_argument("submissions", type=Path)
     p.add_argument("--out", type=Path, default=Path("graded"), help="where grades.csv, cells.csv and feedback/ go (default: graded/)")
-    p.add_argument("--assignment", action="append", dest="names", help="grade only this assignment (repeatable)")
     p.add_argument("--workdir", type=Path, help="keep the grader's private folders (composed and executed notebooks, logs) here")
-    defaults = Limits()
     p.add_argument("--jobs", type=int, default=1, help="grade this many submissions at once (default: 1)")
     p.add_argument("--runner", choices=["cpu", "gpu", "auto"], default="auto",
                    help="gpu runs GPU-only tests; cpu reports them as not run; auto picks by torch.cuda.is_available()")
+    p.add_argument("--shard", type=shards.parse_shard, metavar="K/N",
+                   help="grade only shard K (0..N-1) of N, balanced by measured time; put the shards together with merge")
+    add_grading_options(p)
+
+    p = sub.add_parser("merge", help="put the shards of one class (grade --shard K/N) together, as one grade would have")
+    p.add_argument("folders", nargs="+", type=Path, metavar="OUT_K", help="each shard's --out folder")
+    p.add_argument("--out", type=Path, required=True, help="where the class's grades.csv, cells.csv and feedback/ go")
+    p.add_argument("--wait", type=float, default=0, metavar="SECONDS",
+                   help="first wait up to this long for every shard to finish (for schedulers without job dependencies)")
+    p.add_argument("--rerun-hint", help=argparse.SUPPRESS)  # printed when shards are missing; {shards}: their numbers
+
+    p = sub.add_parser("slurm", help="grade SUBMISSIONS as a Slurm job array of N shards, then merge (docs/grading-at-scale.md)")
+    p.add_argument("submissions", type=Path)
+    p.add_argument("--shards", type=int, required=True, metavar="N", help="array tasks, one shard each")
+    p.add_argument("--out", type=Path, default=Path("graded"),
+                   help="the class's results; shards, scripts and logs go in it too (default: graded/)")
+    p.add_argument("--partition", help="Slurm partition (default: the cluster's)")
+    p.add_argument("--gpu", action="store_true", help="one GPU per shard (--gres=gpu:1) and grade --runner gpu")
+    p.add_argument("--jobs", type=int, default=1, help="submissions graded at once in each shard (default: 1)")
+    p.add_argument("--cpus-per-task", type=int, help="CPUs per shard (default: --jobs x --threads)")
+    p.add_argument("--time", help="time limit per shard, as sbatch takes it (default: the partition's)")
+    p.add_argument("--sbatch-option", action="append", metavar="OPTION",
+                   help="one more #SBATCH option for both jobs, e.g. --sbatch-option=--account=abc (repeatable)")
+    p.add_argument("--only", metavar="K[,K...]", help="submit only these shards (to re-run shards that died), and a merge")
+    p.add_argument("--dry-run", action="store_true", help="print the scripts and the sbatch commands; submit nothing")
+    add_grading_options(p)
+
+    p = sub.add_parser("kubernetes", aliases=["k8s"],
+                       help="print the Kubernetes Jobs that grade a class in N shards and merge them (docs/grading-at-scale.md)")
+    p.add_argument("--shards", type=int, required=True, metavar="N", help="completions of the Indexed Job, one shard each")
+    p.add_argument("--image", required=True, help="a container image with Python, this kit's requirements and bubblewrap")
+    p.add_argument("--name", default="autograde", help="prefix of the Jobs' names (default: %(default)s)")
+    p.add_argument("--namespace", help="Kubernetes namespace (default: kubectl's)")
+    p.add_argument("--parallelism", type=int, help="pods at once (default: all N)")
+    p.add_argument("--gpu", action="store_true", help="one GPU per pod (nvidia.com/gpu: 1) and grade --runner gpu")
+    p.add_argument("--jobs", type=int, default=1, help="submissions graded at once in each pod (default: 1)")
+    for claim, what in (("submissions", "the submissions (read-only)"), ("course", "this course's folder (read-only)"),
+                        ("results", "the results, shared by every pod (ReadWriteMany)")):
+        p.add_argument(f"--{claim}-claim", default=claim, help=f"PersistentVolumeClaim holding {what} (default: %(default)s)")
+    p.add_argument("--data-claim", help="PersistentVolumeClaim with mnist/ and fashion-mnist/ (read-only; default: none)")
+    p.add_argument("--merge-wait", type=float, default=24 * 3600, metavar="SECONDS",
+                   help="how long the merge Job waits for every shard before naming those missing (default: %(default)g)")
+    add_grading_options(p)
+
+    p = sub.add_parser("variants", help="try the wrong and right answers in tests/variants/ against the tests")
+    p.add_argument("names", nargs="*", help="assignments (default: all that have a variants file)")
+
+    sub.add_parser("promises", help="regenerate docs/promises.md, the table of promises, from tests/variants/")
+    return parser
+
+
+def add_grading_options(p: argparse.ArgumentParser) -> None:
+    """How each submission is graded: the same options for grade and for every shard of slurm and kubernetes."""
+    defaults = Limits()
+    p.add_argument("--assignment", action="append", dest="names", help="grade only this assignment (repeatable)")
     p.add_argument("--timeout", type=float, default=defaults.wall_s,
                    help="wall-time limit per submission, seconds (default: %(default)g)")
     p.add_argument("--cell-timeout", type=int, default=defaults.cell_s, help="per-cell limit, seconds (default: %(default)s)")
@@ -41,12 +96,6 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--allow-network", action="store_true", help="do not cut the submission off the network")
     p.add_argument("--unsafe-no-sandbox", action="store_true",
                    help="grade even where bubblewrap cannot run (the kernel then sees this machine; every row says so)")
-
-    p = sub.add_parser("variants", help="try the wrong and right answers in tests/variants/ against the tests")
-    p.add_argument("names", nargs="*", help="assignments (default: all that have a variants file)")
-
-    sub.add_parser("promises", help="regenerate docs/promises.md, the table of promises, from tests/variants/")
-    return parser
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -70,10 +119,38 @@ def main(argv: list[str] | None = None) -> int:
 
         names = args.names or sorted(p.stem for p in VARIANTS_DIR.glob("*.py"))
         return max([report(name) for name in names] + [0])
+    if args.command in ("merge", "slurm", "kubernetes", "k8s"):
+        return _cluster_command(args)
     from .grade import grade
 
     limits = Limits(wall_s=args.timeout, cell_s=args.cell_timeout, memory_mb=args.memory_mb, file_mb=args.file_mb,
                     tmp_mb=args.tmp_mb, processes=args.processes, threads=args.threads, network=args.allow_network)
     results = grade(args.submissions, args.out, names=args.names, workdir=args.workdir, limits=limits,
-                    jobs=args.jobs, runner=args.runner, unsafe_no_sandbox=args.unsafe_no_sandbox)
+                    jobs=args.jobs, runner=args.runner, unsafe_no_sandbox=args.unsafe_no_sandbox, shard=args.shard)
     return 0 if all(r.status in (GRADED, NOT_SUBMITTED) for r in results) else 3
+
+
+def _cluster_command(args: argparse.Namespace) -> int:
+    """merge, slurm and kubernetes (docs/grading-at-scale.md)."""
+    from . import cluster
+
+    if args.command == "merge":
+        from .merge import MissingShards, merge
+
+        try:
+            results = merge(args.folders, args.out, wait_s=args.wait)
+        except MissingShards as missing:
+            print(missing)
+            if args.rerun_hint:
+                print("Or submit them again with:\n  " + args.rerun_hint.replace("{shards}", ",".join(map(str, sorted(missing.missing)))))
+            return 4
+        return 0 if all(r.status in (GRADED, NOT_SUBMITTED) for r in results) else 3
+    if args.command == "slurm":
+        from . import slurm
+
+        slurm.submit(slurm.from_args(args, cluster.grading_options(args)), dry_run=args.dry_run)
+        return 0
+    from . import kubernetes
+
+    print(kubernetes.from_args(args, cluster.grading_options(args)).render(), end="")
+    return 0

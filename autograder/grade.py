@@ -29,9 +29,9 @@ from pathlib import Path
 
 import nbformat
 
-from . import compose, course, feedback, intake, notebooks, sandbox, scoring
+from . import compose, course, feedback, intake, notebooks, progress, sandbox, scoring, shard_results, shards
 from .nbgrader_run import kill_tree
-from .results import SubmissionResult, summarize, write_csvs
+from .results import SubmissionResult, sandbox_note, summarize, write_csvs
 from .settings import ERROR, GRADED, INCOMPLETE, NOT_SUBMITTED
 from .sandbox import Limits
 
@@ -189,7 +189,9 @@ def make_context(out: Path, work: Path, limits: Limits, runner: str, unsafe_no_s
 
 def grade(submissions: Path, out: Path, names: list[str] | None = None, workdir: Path | None = None,
           limits: Limits | None = None, jobs: int = 1, runner: str = "auto",
-          unsafe_no_sandbox: bool = False) -> list[SubmissionResult]:
+          unsafe_no_sandbox: bool = False, shard: tuple[int, int] | None = None) -> list[SubmissionResult]:
+    """Grade every (assignment, student) pair of ``submissions``, or with ``shard=(k, n)`` only shard k's
+    share of them (shards.py), recording it for ``merge`` (shard_results.py)."""
     started = time.monotonic()
     limits = limits or Limits()
     runner = resolve_runner(runner)
@@ -199,27 +201,39 @@ def grade(submissions: Path, out: Path, names: list[str] | None = None, workdir:
     students, assignments = intake.discover(submissions, names)
     if not students or not assignments:
         raise SystemExit(f"nothing to grade in {submissions}: expected <student>/<assignment>/<assignment>.ipynb")
+    tasks = [(a, s) for a in assignments for s in students]
+    plan = shards.make_plan(submissions, tasks, shard[1]) if shard else None
+    if plan is not None:
+        tasks = plan.mine(shard[0])
+        print(f"shard {shard[0]}/{shard[1]}: {len(tasks)} of {len(plan.tasks)} submissions, expected about "
+              f"{progress.duration(plan.loads()[shard[0]])} one at a time", flush=True)
+    costs = [shards.task_cost(submissions, task) for task in tasks]
     with tempfile.TemporaryDirectory(prefix="grading-") as tmp:
         work = Path(workdir).resolve() if workdir else Path(tmp)
         work.mkdir(parents=True, exist_ok=True)
         ctx = make_context(out, work, limits, runner, unsafe_no_sandbox, keep=workdir is not None)
+        record = shard_results.Recorder(out, plan, shard[0], submissions) if plan is not None else None
+        bar = progress.Progress(costs)
 
-        def one(task: tuple[str, str]) -> SubmissionResult:
-            assignment, student = task
+        def one(item: tuple[tuple[str, str], float]) -> SubmissionResult:
+            (assignment, student), cost = item
             folder = submissions / student / assignment
             if not folder.exists() and not folder.is_symlink():
                 result = _problem(ctx, student, assignment, NOT_SUBMITTED, f"no folder {student}/{assignment}")
             else:
                 result = grade_submission(ctx, student, assignment, folder)
-            print(f"{student:<20} {assignment:<22} {result.score:>5g} / {result.max_score:<5g} {result.status}"
-                  + (f" ({result.reason})" if result.reason else ""), flush=True)
+            if record is not None:
+                record.add(result)
+            bar.report(result, f"{student:<20} {assignment:<22} {result.score:>5g} / {result.max_score:<5g} {result.status}"
+                       + (f" ({result.reason})" if result.reason else ""), cost)
             return result
 
-        tasks = [(a, s) for a in assignments for s in students]
         with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
-            results = list(pool.map(one, tasks))  # map keeps the task order: the same CSV for any --jobs
+            results = list(pool.map(one, zip(tasks, costs)))  # map keeps the task order: the same CSV for any --jobs
+        bar.close()
     write_csvs(results, out)
-    note = "" if ctx.sandboxed else f"submissions ran WITHOUT a sandbox ({ctx.sandbox_label})"
-    print(summarize(results, time.monotonic() - started, note))
+    if record is not None:
+        record.finish(time.monotonic() - started)
+    print(summarize(results, time.monotonic() - started, sandbox_note(results)))
     print(f"Wrote {out / 'grades.csv'}, {out / 'cells.csv'} and feedback pages in {out / 'feedback'}")
     return results

@@ -37,12 +37,24 @@ def write(nb: NotebookNode, path: str | Path) -> bool:
 
 def client(nb: NotebookNode, folder: str | Path, timeout: int) -> "NotebookClient":
     """An nbclient runner for ``nb`` that starts its kernel in ``folder``, keeps going after errors
-    and waits for late outputs (see ``settings.IOPUB_TIMEOUT_S``)."""
+    and waits for late outputs (see ``settings.IOPUB_TIMEOUT_S``). On Linux and macOS the kernel talks
+    over unix sockets in a private temporary folder rather than over TCP on localhost."""
+    import atexit
+    import os
+    import shutil
+    import tempfile
+
+    from jupyter_client import AsyncKernelManager
     from nbclient import NotebookClient  # imported here: most users of this module never execute
 
     from . import settings
 
-    return NotebookClient(nb, timeout=timeout, iopub_timeout=settings.IOPUB_TIMEOUT_S, kernel_name="python3",
+    km = None
+    if os.name == "posix":
+        sockets = tempfile.mkdtemp(prefix="course-kernel-")
+        atexit.register(shutil.rmtree, sockets, True)
+        km = AsyncKernelManager(kernel_name="python3", transport="ipc", ip=os.path.join(sockets, "k"))
+    return NotebookClient(nb, km=km, timeout=timeout, iopub_timeout=settings.IOPUB_TIMEOUT_S, kernel_name="python3",
                           allow_errors=True, resources={"metadata": {"path": str(folder)}})
 
 

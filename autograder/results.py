@@ -118,5 +118,11 @@ def summarize(results: list[SubmissionResult], seconds: float, note: str = "") -
     return "\n".join(lines)
 
 
+def sandbox_note(results: list[SubmissionResult]) -> str:
+    """The summary's note when submissions ran without the sandbox (from each row's ``sandbox``), else ''."""
+    labels = sorted({r.sandbox for r in results if r.sandbox != "bubblewrap"})
+    return f"submissions ran WITHOUT a sandbox ({'; '.join(labels)})" if labels else ""
+
+
 def all_passed(result: SubmissionResult) -> bool:
     return all(c.status in (PASSED, NEEDS_GPU) for c in result.cells)

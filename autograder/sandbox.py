@@ -158,9 +158,9 @@ def bwrap_command(inner: list[str], limits: Limits, runner: str, *, work: Path, 
             cmd += ["--ro-bind", path, path]
     for path in _python_paths():
         cmd += ["--ro-bind", path, path]
-    import coursekit
+    import importlib.util
 
-    package = str(Path(coursekit.__file__).resolve().parent)
+    package = str(Path(importlib.util.find_spec("coursekit").origin).resolve().parent)  # without importing torch
     cmd += ["--ro-bind", package, package, "--ro-bind", str(GUARD_SOURCE), INSIDE_GUARD]
     for name, folder in data.items():
         cmd += ["--ro-bind", folder, f"{INSIDE_DATA}/{name}"]

@@ -23,7 +23,6 @@ from __future__ import annotations
 import copy
 import runpy
 from dataclasses import dataclass
-from pathlib import Path
 
 
 from . import course, notebooks, settings

@@ -215,7 +215,7 @@ def check_close(
         worst = int((a - e).abs().flatten().argmax()) if a.numel() else 0
         raise CheckFailed(
             f"{name} differs from the expected values: max abs error {abs_err:.3g}, max relative error {rel:.3g} "
-            f"(allowed: rtol={rtol:g}, atol={atol:g}); first bad element at flat index {worst}: "
+            f"(allowed: rtol={rtol:g}, atol={atol:g}); the largest difference is at flat index {worst}: "
             f"got {a.flatten()[worst].item():.6g}, expected {e.flatten()[worst].item():.6g}.",
             hint,
         )

@@ -54,20 +54,21 @@ CLASSES = {
 PROBES = {
     "shapes": ("check_batch_sizes",),
     "dtype": ("check_dtype", "check_range"),
-    "device": ("DeviceProbe", "run_on_meta", "refuse_cuda"),
-    "logits": ("check_logits", "LossSpy"),
-    "modes": ("ModeSpy",),
-    "grad": ("RecordingSGD", "check_no_graph", "ModeSpy"),
-    "randomness": ("check_reproducible", "check_loader_generator"),
-    "format": ("dim_images", "write_idx"),
+    "device": ("DeviceProbe", "MetaModel", "run_on_meta", "refuse_cuda", "pretend_cuda", "notebook_device_elsewhere"),
+    "logits": ("check_logits", "LossSpy", "check_loss_on_logits"),
+    "modes": ("ModeSpy", "check_eval_mode"),
+    "grad": ("RecordingSGD", "check_no_graph", "ModeSpy", "Untouched"),
+    "randomness": ("check_reproducible", "check_same_history", "check_loader_generator"),
+    "format": ("dim_images", "serve_dataset", "write_idx", "idx_bytes"),
     "amp": ("AutocastSpy", "RecordingSGD", "ScalerSpy", "ClockSpy"),
     "stability": ("check_finite",),
 }
 
-__all__ = ["CLASSES", "PROBES", "refuse_cuda", "DeviceProbe", "run_on_meta", "check_logits", "LossSpy", "ModeSpy",
+__all__ = ["CLASSES", "PROBES", "MetaModel", "check_eval_mode", "check_same_history", "serve_dataset",
+           "refuse_cuda", "DeviceProbe", "run_on_meta", "check_logits", "LossSpy", "ModeSpy",
            "RecordingSGD", "check_no_graph", "check_reproducible", "check_loader_generator", "check_batch_sizes",
            "check_range", "check_finite", "dim_images", "write_idx", "AutocastSpy", "ScalerSpy", "ClockSpy",
-           "expect_error", "twin"]
+           "expect_error", "twin", "pretend_cuda", "check_loss_on_logits", "Untouched", "notebook_device_elsewhere", "idx_bytes", "labelled_points"]
 
 
 # --- device -----------------------------------------------------------------------------------------
@@ -110,11 +111,15 @@ class DeviceProbe:
         with DeviceProbe() as probe:
             train_step(model, batch, optimizer, loss_fn, probe.device)
         probe.check("train_step")   # fails if the code moved anything to a device it was not given
+
+    Moves made by coursekit's own helpers (``InMemoryBatches`` keeps its shuffled order on the data's device, say)
+    are recorded in ``asked`` but never held against the code under test.
     """
 
     def __init__(self) -> None:
         self.device = torch.device("cpu", 0)
         self.asked: list[torch.device] = []
+        self.asked_outside_coursekit: list[torch.device] = []
 
     def _recording(self, original):
         probe = self
@@ -123,6 +128,10 @@ class DeviceProbe:
             wanted = _device_of(args, kwargs)
             if wanted is not None:
                 probe.asked.append(wanted)
+                import sys
+
+                if not sys._getframe(1).f_globals.get("__name__", "").startswith("coursekit."):
+                    probe.asked_outside_coursekit.append(wanted)
             return original(this, *args, **kwargs)
 
         return to
@@ -138,10 +147,16 @@ class DeviceProbe:
         self._stack.close()
 
     def check(self, what: str) -> None:
-        strangers = sorted({str(d) for d in self.asked if d != self.device})
+        strangers = sorted({str(d) for d in self.asked_outside_coursekit if d != self.device})
         check(not strangers, f"{what} moved data to {', '.join(strangers)}, a device it was not given "
               f"(it was given {self.device}).",
               "never write 'cpu' or 'cuda' inside a function: use the device argument, or the input's x.device.")
+
+    def check_moved(self, what: str) -> None:
+        """The code moved something to the device it was given (a batch that arrives elsewhere must be moved)."""
+        check(self.device in self.asked_outside_coursekit, f"{what} never moved anything to the device it was given ({self.device}); "
+              "on a GPU the batches would stay in the CPU's memory while the model waits on the GPU.",
+              "move each batch with x.to(device) and y.to(device) before the forward pass.")
 
 
 def run_on_meta(fn: Callable, *args, name: str = "the result", **kwargs):
@@ -165,6 +180,56 @@ def run_on_meta(fn: Callable, *args, name: str = "the result", **kwargs):
     return out
 
 
+class MetaModel(nn.Module):
+    """A stand-in model whose parameters live on another device (``meta``: shapes without data), for code that must
+    move its data to the *model's* device. It records the device of every input and answers zeros of shape
+    (B, classes) on the CPU, so code that brings its results back with ``.cpu()`` runs on::
+
+        far = MetaModel(784, 10)
+        predict(far, x)        # x on the CPU
+        far.check("predict")   # fails if predict gave the model its input anywhere but on the model's device
+    """
+
+    def __init__(self, features: int, classes: int):
+        super().__init__()
+        self.weight = nn.Parameter(torch.empty(classes, features, device="meta"))
+        self.register_buffer("scale", torch.empty(classes, device="meta"))
+        self.classes = classes
+        self.seen: list[torch.device] = []
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        self.seen.append(x.device)
+        return torch.zeros(x.shape[0], self.classes)
+
+    def check(self, what: str) -> None:
+        check(self.seen, f"{what} never called the model.")
+        strangers = sorted({str(d) for d in self.seen if d.type != "meta"})
+        check(not strangers, f"{what} gave the model its input on {', '.join(strangers)}, but the model's parameters "
+              "are on another device (meta).",
+              "move each batch to the model's device, x.to(next(model.parameters()).device), never to a device "
+              "written in the code or to the notebook's `device`.")
+
+
+@contextlib.contextmanager
+def pretend_cuda(available: bool = True, namespace: dict | None = None) -> Iterator[None]:
+    """Inside the block ``torch.cuda.is_available()`` answers ``available`` (and ``torch.cuda.device_count()`` 1 or 0),
+    to try code that picks a device as if it ran on a machine with (or without) a GPU. Nothing runs on a GPU:
+    creating a CUDA tensor still fails where there is none. Pass the notebook's ``globals()`` as ``namespace`` so
+    that an answer that bound the functions themselves (``from torch.cuda import is_available``) is answered too."""
+    fakes = {"is_available": lambda: available, "device_count": lambda: int(available)}
+    bound = {key: fakes[name] for name in fakes for key, value in (namespace or {}).items()
+             if value is getattr(torch.cuda, name)}
+    saved = {key: namespace[key] for key in bound}
+    with mock.patch.object(torch.cuda, "is_available", fakes["is_available"]), \
+            mock.patch.object(torch.cuda, "device_count", fakes["device_count"]):
+        namespace and namespace.update(bound)
+        try:
+            yield
+        finally:
+            if namespace is not None:
+                namespace.update(saved)
+
+
 def _tensors(value) -> list[torch.Tensor]:
     if isinstance(value, torch.Tensor):
         return [value]
@@ -173,6 +238,37 @@ def _tensors(value) -> list[torch.Tensor]:
     if isinstance(value, (list, tuple)):
         return [t for v in value for t in _tensors(v)]
     return []
+
+
+@contextlib.contextmanager
+def notebook_device_elsewhere(namespace: dict, name: str = "device", what: str = "the function") -> Iterator[None]:
+    """Inside the block the notebook's global ``device`` (``namespace[name]``) is ``meta``, as on a machine whose
+    accelerator is not where the data is, while the test's data and model stay on the CPU. A function that follows
+    its inputs' device (or its ``device`` argument) does not notice; one that reaches for the notebook's global
+    ``device`` fails with a hint, where on a CPU-only runner it would be right by accident. ``.cuda()`` is refused
+    too. The global is put back afterwards::
+
+        with notebook_device_elsewhere(globals(), what="fit"):
+            fit(model, x, y, ...)
+    """
+    missing = object()
+    saved = namespace.get(name, missing)
+    namespace[name] = torch.device("meta")
+    try:
+        with refuse_cuda():
+            yield
+    except CheckFailed:
+        raise
+    except Exception as error:
+        raise CheckFailed(f"with the data on the CPU and the notebook's `{name}` pointing at another device, {what} "
+                          f"raised {type(error).__name__}: {str(error)[:160]}",
+                          f"inside a function, take the device from its inputs (x.device) or from its device argument, "
+                          f"never from the notebook's global `{name}`.") from None
+    finally:
+        if saved is missing:
+            namespace.pop(name, None)
+        else:
+            namespace[name] = saved
 
 
 # --- logits -----------------------------------------------------------------------------------------
@@ -187,6 +283,23 @@ def check_logits(out: torch.Tensor, name: str = "the output") -> None:
     if bool((rows <= 0).all()) and torch.allclose(rows.logsumexp(-1), torch.zeros(rows.shape[0]), atol=1e-3):
         raise CheckFailed(f"{name} looks like log-probabilities: every row's logsumexp is 0.",
                           "return raw scores (logits): CrossEntropyLoss applies log_softmax itself.")
+
+
+def check_loss_on_logits(loss_fn: Callable, logits: torch.Tensor, targets: torch.Tensor, name: str = "the loss") -> None:
+    """``logits`` must be confident and right for ``targets`` (scores some 20 or more apart). A loss computed from
+    logits gives about 0 for them, and about their size for ``-logits`` (confident and wrong); a loss that squashes
+    its input into probabilities first (a softmax or a sigmoid before the cross-entropy) can do neither."""
+    margin = float(logits.detach().abs().max())
+    squashed = ("a softmax (or a sigmoid) before the cross-entropy squashes the scores into [0, 1], so the loss can "
+                "neither reach 0 nor grow: give the raw logits to the loss, which applies log-softmax (log-sigmoid) itself.")
+    for sign, wanted in ((1, "about 0"), (-1, f"at least {margin / 2:g}")):
+        value = torch.as_tensor(loss_fn(sign * logits, targets)).detach()
+        check(value.numel() == 1, f"{name} should be one number, got a tensor of shape {tuple(value.shape)}.",
+              "average the per-example losses into a 0-dim tensor.")
+        value = float(value)
+        good = value < 1e-3 if sign > 0 else value > margin / 2
+        check(good, f"{name} of confident, {'correct' if sign > 0 else 'wrong'} logits (scores {margin:g} apart) should be "
+              f"{wanted}, got {value:.4g}.", squashed)
 
 
 class LossSpy(nn.Module):
@@ -243,6 +356,72 @@ class ModeSpy:
               f"wrap the forward passes of {what} in `with torch.no_grad():` (or torch.inference_mode()).")
 
 
+def check_eval_mode(model: nn.Module, x: torch.Tensor, what: str = "the model") -> None:
+    """In ``eval()`` mode ``model`` must give the same output twice for ``x`` (dropout off), the same output for its
+    first two rows alone as within the whole batch (BatchNorm's running statistics, not the batch's), and leave its
+    buffers as they were. ``x`` needs three rows or more; the model's mode is put back afterwards."""
+    was_training = model.training
+    before = [b.detach().clone() for b in model.buffers()]
+    model.eval()
+    try:
+        with torch.no_grad():
+            whole, again, part = model(x), model(x), model(x[:2])
+    except CheckFailed:
+        raise
+    except Exception as error:
+        raise CheckFailed(f"in eval() mode {what} raised {type(error).__name__}: {str(error)[:160]}",
+                          "in eval() mode nothing may depend on the batch: BatchNorm uses its running statistics.") from None
+    finally:
+        model.train(was_training)
+    check(torch.equal(whole, again), f"in eval() mode {what} gives another output each time for the same input.",
+          "dropout must be off in eval() mode: use nn.Dropout, or F.dropout(x, p, training=self.training).")
+    check(torch.allclose(part, whole[:2], rtol=1e-4, atol=1e-5),
+          f"in eval() mode the output of {what} for a row changes with the other rows of its batch.",
+          "in eval() mode BatchNorm must normalise with its running statistics: keep nn.BatchNorm1d's defaults "
+          "(track_running_stats=True), and never force training=True.")
+    after = [b.detach() for b in model.buffers()]
+    check(len(after) == len(before) and all(torch.equal(a, b) for a, b in zip(after, before)),
+          f"a forward pass of {what} in eval() mode changed its buffers (BatchNorm's running statistics).",
+          "update the running statistics in training mode only (nn.BatchNorm1d does; so does "
+          "F.batch_norm(..., training=self.training)).")
+
+
+class Untouched:
+    """Checks that code leaves a tensor it was given as it found it: the same values, ``requires_grad`` and ``.grad``::
+
+        with Untouched(x, "x", what="grad_at"):
+            grad_at(f, x)
+
+    (When the block raises, that error is reported instead.)"""
+
+    def __init__(self, tensor: torch.Tensor, name: str = "the input", what: str = "the function"):
+        self.tensor, self.name, self.what = tensor, name, what
+
+    def __enter__(self) -> "Untouched":
+        self.values = self.tensor.detach().clone()
+        self.requires_grad = self.tensor.requires_grad
+        self.grad = None if self.tensor.grad is None else self.tensor.grad.detach().clone()
+        return self
+
+    def __exit__(self, kind, *exc) -> bool:
+        if kind is None:
+            self.check()
+        return False
+
+    def check(self) -> None:
+        tensor, grad = self.tensor, self.tensor.grad
+        check(tensor.requires_grad == self.requires_grad,
+              f"{self.what} switched requires_grad of {self.name} from {self.requires_grad} to {tensor.requires_grad}.",
+              "leave the caller's tensor alone: work on a fresh leaf, x.detach().requires_grad_(), or a copy.")
+        same_grad = grad is None if self.grad is None else (grad is not None and torch.equal(grad, self.grad))
+        check(same_grad, f"{self.what} changed {self.name}.grad (it was {'empty' if self.grad is None else 'set'}, now it "
+              f"is {'empty' if grad is None else 'set' if self.grad is None else 'different'}).",
+              "never call backward() through the caller's tensor: compute on a fresh leaf, x.detach().requires_grad_(), "
+              "or with torch.autograd.grad.")
+        check(torch.equal(tensor.detach(), self.values), f"{self.what} changed the values of {self.name}.",
+              "work on a copy (x.detach().clone()), or put back every element you change before returning.")
+
+
 def check_no_graph(tensor: torch.Tensor, name: str = "the result") -> None:
     """Fail if ``tensor`` still carries an autograd graph."""
     check(not tensor.requires_grad and tensor.grad_fn is None, f"{name} still carries its autograd graph.",
@@ -250,7 +429,8 @@ def check_no_graph(tensor: torch.Tensor, name: str = "the result") -> None:
 
 
 class RecordingSGD(torch.optim.SGD):
-    """SGD that records, at every ``step()``, each parameter's gradient and whether autocast was on.
+    """SGD that records, at every ``step()``, each parameter's gradient, the learning rate (``lrs``, of the first
+    parameter group) and whether autocast was on.
 
     With ``lr=0`` the parameters stay put, so stepping twice on the same batch must see the same
     gradient twice: a second, larger one means gradients piled up (no ``zero_grad``).
@@ -260,11 +440,20 @@ class RecordingSGD(torch.optim.SGD):
         super().__init__(params, lr=lr, **kwargs)
         self.grads: list[list[torch.Tensor]] = []
         self.autocast_on: list[bool] = []
+        self.lrs: list[float] = []
+
+    def __getstate__(self):
+        """A copy (``copy.deepcopy(optimizer)``, as code that works on a copy makes) keeps recording, in its own lists:
+        the optimizer's own state holds the parameter groups only."""
+        state = super().__getstate__()
+        state.update({name: getattr(self, name) for name in ("grads", "autocast_on", "lrs") if hasattr(self, name)})
+        return state
 
     def step(self, closure=None):
         params = [p for group in self.param_groups for p in group["params"]]
         self.grads.append([torch.zeros_like(p) if p.grad is None else p.grad.detach().clone() for p in params])
         self.autocast_on.append(any(torch.is_autocast_enabled(kind) for kind in ("cpu", "cuda")))
+        self.lrs.append(float(self.param_groups[0]["lr"]))
         return super().step(closure)
 
     def check_steps(self, count: int, what: str) -> None:
@@ -324,13 +513,37 @@ def check_loader_generator(loader, what: str = "the DataLoader") -> None:
           "pass generator=torch.Generator().manual_seed(seed) to the DataLoader, so its order depends on the seed only.")
 
 
+def check_same_history(got: Any, expected: dict, what: str, hint: str | None = None, tol: float = 1e-4) -> None:
+    """``got`` must be a history (a dict of lists of numbers, as coursekit.mnist.fit returns) with the keys and lengths
+    of ``expected`` and every value within ``tol`` of it: a run repeated from the same seed gives the same numbers."""
+    check(isinstance(got, dict), f"{what} should give a history dict (what fit returns), got {type(got).__name__}.",
+          "return the dict that coursekit.mnist.fit returns.")
+    for key, values in expected.items():
+        mine = got.get(key)
+        check(isinstance(mine, (list, tuple)) and len(mine) == len(values),
+              f"{what}: history[{key!r}] should hold {len(values)} values, got {mine!r}.")
+        worst = max((abs(float(a) - float(b)) for a, b in zip(mine, values)), default=0.0)
+        check(worst <= tol, f"{what} differs from a reference run with the same seed: history[{key!r}] is "
+              f"{[round(float(v), 5) for v in mine]}, the reference gives {[round(float(v), 5) for v in values]}.",
+              hint or "seed before building the model (set_seed(seed)), and give fit seed=seed: it shuffles the "
+                      "batches with a generator seeded with it.")
+
+
 # --- shapes, dtypes, ranges, stability ----------------------------------------------------------------------
 
 def check_batch_sizes(fn: Callable[[int], torch.Tensor], expected: Callable[[int], tuple], what: str,
                       sizes: Sequence[int] = (1, 7, 129)) -> None:
     """``fn(batch)`` for each batch size must have shape ``expected(batch)``: 1, an odd size and a large one."""
     for size in sizes:
-        check_shape(fn(size), expected(size), name=f"{what} for a batch of {size}")
+        try:
+            out = fn(size)
+        except CheckFailed:
+            raise
+        except Exception as error:
+            raise CheckFailed(f"{what} for a batch of {size} raised {type(error).__name__}: {str(error)[:160]}",
+                              "make it work for any batch size: no size written into the code, and no squeeze() that "
+                              "also drops a batch dimension of 1.") from None
+        check_shape(out, expected(size), name=f"{what} for a batch of {size}")
 
 
 def check_range(tensor: torch.Tensor, low: float, high: float, name: str = "the result", hint: str | None = None) -> None:
@@ -339,10 +552,10 @@ def check_range(tensor: torch.Tensor, low: float, high: float, name: str = "the 
     check(low <= lo and hi <= high, f"{name} should lie in [{low:g}, {high:g}], found values from {lo:g} to {hi:g}.", hint)
 
 
-def check_finite(tensor, name: str = "the result", hint: str | None = None) -> None:
-    """No inf or NaN in ``tensor`` (or a Python number)."""
+def check_finite(tensor, name: str = "the result", hint: str | None = None, when: str = "for large inputs") -> None:
+    """No inf or NaN in ``tensor`` (or a Python number); ``when`` says on what inputs, for the message."""
     value = torch.as_tensor(tensor).detach().float()
-    check(bool(torch.isfinite(value).all()), f"{name} contains inf or NaN for large inputs.",
+    check(bool(torch.isfinite(value).all()), f"{name} contains inf or NaN {when}.",
           hint or "rewrite the formula so that no intermediate overflows: subtract the maximum before exp, or use "
                   "torch.logsumexp / F.softplus / F.binary_cross_entropy_with_logits.")
 
@@ -358,19 +571,59 @@ def dim_images(count: int, size: int = 28, brightest: int = 200, generator: torc
     return images
 
 
-def write_idx(path, data: torch.Tensor, *, magic: int | None = None, count: int | None = None, truncate: int = 0):
-    """Write ``data`` (uint8) as a gzipped IDX file; ``magic`` and ``count`` override the header (for broken files),
-    ``truncate`` drops that many bytes from the end. Returns ``path``."""
+def idx_bytes(data: torch.Tensor, *, magic: int | None = None, count: int | None = None, truncate: int = 0,
+              extra: bytes = b"") -> bytes:
+    """``data`` (uint8) as the bytes of an IDX file (not compressed): ``magic`` and ``count`` override the header
+    (for broken files), ``truncate`` drops that many bytes from the end, ``extra`` is appended after the body."""
     data = data.to(torch.uint8)
     dims = list(data.shape)
     if count is not None:
         dims[0] = count
     magic = magic if magic is not None else 0x800 + len(dims)
     body = bytes(data.flatten().tolist())
-    payload = struct.pack(f">I{len(dims)}I", magic, *dims) + (body[:len(body) - truncate] if truncate else body)
+    return struct.pack(f">I{len(dims)}I", magic, *dims) + (body[:len(body) - truncate] if truncate else body) + extra
+
+
+def write_idx(path, data: torch.Tensor, *, magic: int | None = None, count: int | None = None, truncate: int = 0):
+    """Write ``data`` (uint8) as a gzipped IDX file; ``magic`` and ``count`` override the header (for broken files),
+    ``truncate`` drops that many bytes from the end. Returns ``path``."""
     with gzip.open(path, "wb") as f:
-        f.write(payload)
+        f.write(idx_bytes(data, magic=magic, count=count, truncate=truncate))
     return path
+
+
+@contextlib.contextmanager
+def serve_dataset(dataset: str, splits: dict) -> Iterator[Any]:
+    """Inside the block coursekit.data serves made-up files for ``dataset`` ("mnist" or "fashion-mnist"): ``splits``
+    maps "train" and "test" to (images (N, rows, cols) uint8, labels (N,)), written as gzipped IDX files into a
+    temporary folder that ``fetch_file`` (and so ``load_split``) reads as if it held the originals. With
+    :func:`dim_images` this tells code that uses the format's constants (255, the sizes in the header) from code that
+    only fits the original files (their brightest pixel, their 60,000 images). Yields the folder::
+
+        with serve_dataset("fashion-mnist", {"train": (dim_images(30), labels_30), "test": (dim_images(20), labels_20)}):
+            dataset = MyDataset("test")
+    """
+    import os
+    import tempfile
+    from pathlib import Path
+
+    from . import data
+
+    info = data.DATASETS[dataset]
+    check(set(splits) == {"train", "test"}, f"serve_dataset needs both splits, 'train' and 'test'; got {sorted(splits)}.")
+    real_md5sum = data.md5sum
+    with tempfile.TemporaryDirectory(prefix="coursekit-served-") as folder:
+        root = Path(folder)
+        for split, (images, labels) in splits.items():
+            write_idx(root / info.filename(split, "images"), images)
+            write_idx(root / info.filename(split, "labels"), labels)
+
+        def md5sum(path) -> str:   # the made-up files pass as the originals; every other file is checked as usual
+            path = Path(path)
+            return info.md5s[path.name] if path.parent == root and path.name in info.md5s else real_md5sum(path)
+
+        with mock.patch.dict(os.environ, {info.env_var: str(root)}), mock.patch.object(data, "md5sum", md5sum):
+            yield root
 
 
 # --- mixed precision and clocks -------------------------------------------------------------------------------
@@ -466,6 +719,15 @@ def expect_error(fn: Callable[[], Any], error: type[BaseException], words: Seque
     else:
         raise CheckFailed(f"{what} was accepted; it should raise {error.__name__}.",
                           "check the input before using it, and raise with a message that says what is wrong.")
+
+
+def labelled_points(count: int, rule: Callable[[torch.Tensor], torch.Tensor], generator: torch.Generator | None = None,
+                    low: float = -3.0, high: float = 3.0, dims: int = 2) -> tuple[torch.Tensor, torch.Tensor]:
+    """``count`` float32 points drawn uniformly from the box [low, high]^dims, and their int64 labels ``rule(points)``:
+    data whose class boundary the test chooses, independent of any exercise's own data generator."""
+    generator = generator or torch.Generator().manual_seed(0)
+    points = low + (high - low) * torch.rand(count, dims, generator=generator)
+    return points, rule(points).long()
 
 
 def twin(module: nn.Module) -> nn.Module:

@@ -11,6 +11,7 @@ import pytest
 
 from autograder import course, notebooks
 from autograder.grade import grade, job_folder
+from autograder.sandbox import unavailable_reason
 from autograder.settings import GRADED, NEEDS_GPU
 from submission_factory import student_copy
 
@@ -36,19 +37,37 @@ def last_solution_and_its_tests(name: str) -> tuple[str, set[str]]:
     return notebooks.grading(cells[index])["grade_id"], tests
 
 
-@pytest.fixture(scope="module")
-def graded(tmp_path_factory, assignments):
-    submissions = tmp_path_factory.mktemp("submissions")
-    for name in assignments:
+_GRADED: dict[str, tuple] = {}
+
+
+def graded_run(name: str, tmp_path_factory) -> tuple[Path, dict, Path]:
+    """(output folder, results by (student, assignment), work folder) of grading ``name``'s three
+    submissions, once per test session (each lesson alone, so `pytest -m NAME` grades only it)."""
+    if name not in _GRADED:
+        submissions = tmp_path_factory.mktemp(f"submissions-{name}")
         stub, _ = last_solution_and_its_tests(name)
         copies = {"complete": student_copy(name), "blank": notebooks.read(course.lesson_notebook(name)),
                   "one-wrong": student_copy(name, leave_stub=stub)}
         for student, nb in copies.items():
             notebooks.write(nb, submissions / student / name / f"{name}.ipynb")
+        out, work = tmp_path_factory.mktemp(f"graded-{name}"), tmp_path_factory.mktemp(f"work-{name}")
+        results = grade(submissions, out, jobs=2, workdir=work, runner="cpu",
+                        unsafe_no_sandbox=unavailable_reason() is not None)  # two at once: each kernel uses one thread
+        _GRADED[name] = out, {(r.student, r.assignment): r for r in results}, work
+    return _GRADED[name]
+
+
+@pytest.fixture
+def graded(request, tmp_path_factory):
+    return graded_run(request.node.callspec.params["name"], tmp_path_factory)
+
+
+@pytest.fixture(scope="module")
+def tampered(tmp_path_factory):
+    submissions, out = tmp_path_factory.mktemp("tampered"), tmp_path_factory.mktemp("tampered-out")
     notebooks.write(_tampered_copy(), submissions / "tamperer" / "01_tensors" / "01_tensors.ipynb")
-    out, work = tmp_path_factory.mktemp("graded"), tmp_path_factory.mktemp("work")
-    results = grade(submissions, out, jobs=2, workdir=work)  # two at once: each kernel uses one thread
-    return out, {(r.student, r.assignment): r for r in results}, work
+    results = grade(submissions, out, runner="cpu", unsafe_no_sandbox=unavailable_reason() is not None)
+    return out, {(r.student, r.assignment): r for r in results}
 
 
 def _cells(out: Path) -> dict[tuple[str, str], dict[str, tuple[float, float]]]:
@@ -59,61 +78,64 @@ def _cells(out: Path) -> dict[tuple[str, str], dict[str, tuple[float, float]]]:
     return table
 
 
-def test_complete_submission_gets_full_marks_and_no_flag(graded, assignments):
+NAMES = course.assignments()
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_complete_submission_gets_full_marks_and_no_flag(graded, name):
     out, results, _ = graded
     cells = _cells(out)
-    for name in assignments:
-        result = results[("complete", name)]
-        assert result.status == GRADED and not result.reason, result.reason
-        assert not result.flags, f"{name}: a correct submission was flagged: {result.flags}"
-        gpu = {c.cell for c in result.cells if c.status == NEEDS_GPU}
-        lost = {cell: s for cell, s in cells[("complete", name)].items() if s[0] != s[1] and cell not in gpu}
-        assert not lost, f"{name}: a correct submission lost points on {lost}"
+    result = results[("complete", name)]
+    assert result.status == GRADED and not result.reason, result.reason
+    assert not result.flags, f"{name}: a correct submission was flagged: {result.flags}"
+    gpu = {c.cell for c in result.cells if c.status == NEEDS_GPU}
+    lost = {cell: s for cell, s in cells[("complete", name)].items() if s[0] != s[1] and cell not in gpu}
+    assert not lost, f"{name}: a correct submission lost points on {lost}"
 
 
-def test_every_cell_of_a_complete_submission_runs_without_error(graded, assignments):
+@pytest.mark.parametrize("name", NAMES)
+def test_every_cell_of_a_complete_submission_runs_without_error(graded, name):
     """What nbval used to check, from the same run that grades: the lesson runs top to bottom."""
     _, _, work = graded
-    for name in assignments:
-        executed = notebooks.read(job_folder(work, "complete", name) / "executed.ipynb")
-        failing = [(i, notebooks.first_error(c)) for i, c in enumerate(executed.cells)
-                   if c.cell_type == "code" and notebooks.first_error(c)]
-        assert not failing, f"{name}: cells failed in a correct submission: {failing[:3]}"
-        never = [i for i, c in enumerate(executed.cells) if c.cell_type == "code" and c.source.strip()
-                 and c.execution_count is None]
-        assert not never, f"{name}: cells never ran: {never[:5]}"
+    executed = notebooks.read(job_folder(work, "complete", name) / "executed.ipynb")
+    failing = [(i, notebooks.first_error(c)) for i, c in enumerate(executed.cells)
+               if c.cell_type == "code" and notebooks.first_error(c)]
+    assert not failing, f"{name}: cells failed in a correct submission: {failing[:3]}"
+    never = [i for i, c in enumerate(executed.cells) if c.cell_type == "code" and c.source.strip()
+             and c.execution_count is None]
+    assert not never, f"{name}: cells never ran: {never[:5]}"
 
 
-def test_blank_lesson_gets_zero_everywhere_and_finishes_cleanly(graded, assignments):
+@pytest.mark.parametrize("name", NAMES)
+def test_blank_lesson_gets_zero_everywhere_and_finishes_cleanly(graded, name):
     out, results, _ = graded
     cells = _cells(out)
-    for name in assignments:
-        assert results[("blank", name)].status == GRADED, results[("blank", name)].reason
-        assert not results[("blank", name)].flags, results[("blank", name)].flags
-        scored = {cell: s for cell, s in cells[("blank", name)].items() if s[0] != 0}
-        assert not scored, f"{name}: an untouched lesson scored on {scored}"
-        assert len(cells[("blank", name)]) == len(list(notebooks.test_cells(notebooks.read(course.solution_notebook(name)))))
+    assert results[("blank", name)].status == GRADED, results[("blank", name)].reason
+    assert not results[("blank", name)].flags, results[("blank", name)].flags
+    scored = {cell: s for cell, s in cells[("blank", name)].items() if s[0] != 0}
+    assert not scored, f"{name}: an untouched lesson scored on {scored}"
+    assert len(cells[("blank", name)]) == len(list(notebooks.test_cells(notebooks.read(course.solution_notebook(name)))))
 
 
-def test_one_wrong_answer_loses_exactly_its_points(graded, assignments):
+@pytest.mark.parametrize("name", NAMES)
+def test_one_wrong_answer_loses_exactly_its_points(graded, name):
     out, results, _ = graded
     cells = _cells(out)
-    for name in assignments:
-        _, its_tests = last_solution_and_its_tests(name)
-        gpu = {c.cell for c in results[("one-wrong", name)].cells if c.status == NEEDS_GPU}
-        for cell, (score, max_score) in cells[("one-wrong", name)].items():
-            if cell in gpu:
-                continue
-            expected = 0.0 if cell in its_tests else max_score
-            assert score == expected, f"{name}/{cell}: scored {score:g}, expected {expected:g}"
+    _, its_tests = last_solution_and_its_tests(name)
+    gpu = {c.cell for c in results[("one-wrong", name)].cells if c.status == NEEDS_GPU}
+    for cell, (score, max_score) in cells[("one-wrong", name)].items():
+        if cell in gpu:
+            continue
+        expected = 0.0 if cell in its_tests else max_score
+        assert score == expected, f"{name}/{cell}: scored {score:g}, expected {expected:g}"
 
 
-def test_grades_csv_has_a_row_per_student_and_assignment(graded, assignments):
+@pytest.mark.parametrize("name", NAMES)
+def test_grades_csv_has_a_row_per_student_and_assignment(graded, name):
     out, _, _ = graded
     with open(out / "grades.csv", encoding="utf-8") as f:
         rows = list(csv.DictReader(f))
-    assert {(r["student"], r["assignment"]) for r in rows} == {(s, a) for s in STUDENTS + ("tamperer",) for a in assignments}
-    assert all(r["status"] == "not submitted" for r in rows if r["student"] == "tamperer" and r["assignment"] != "01_tensors")
+    assert {(r["student"], r["assignment"]) for r in rows} == {(s, name) for s in STUDENTS}
     assert not list(out.rglob("gradebook.db")), "no gradebook (with hidden tests) may land in the output"
     assert all(r["sandbox"] == "bubblewrap" for r in rows) or all(r["sandbox"].startswith("none") for r in rows)
 
@@ -122,33 +144,33 @@ def _visible_text(page: str) -> str:
     return html.unescape(re.sub(r"<[^>]+>", "", page))
 
 
-def test_feedback_never_shows_hidden_tests(graded, assignments):
+@pytest.mark.parametrize("name", NAMES)
+def test_feedback_never_shows_hidden_tests(graded, name):
     out, _, _ = graded
-    for name in assignments:
-        source = notebooks.read(course.solution_notebook(name))
-        visible = "\n".join(c.source.split("### BEGIN HIDDEN TESTS")[0] for c in source.cells)
-        hidden = []
-        for cell in notebooks.test_cells(source):
-            inside = False
-            for line in cell.source.splitlines():
-                if "BEGIN HIDDEN TESTS" in line:
-                    inside = True
-                elif "END HIDDEN TESTS" in line:
-                    inside = False
-                elif inside and len(line.strip()) >= 12 and line.strip() not in visible:
-                    hidden.append(line.strip())
-        assert hidden, f"{name}: expected hidden tests to look for"
-        for student in STUDENTS:
-            page = out / "feedback" / student / f"{name}.html"
-            assert page.is_file(), f"no feedback page {page}"
-            text = _visible_text(page.read_text(encoding="utf-8"))
-            assert "HIDDEN TESTS" not in text and "BEGIN SOLUTION" not in text
-            shown = [line for line in hidden if line in text]
-            assert not shown, f"{student}/{name} feedback shows hidden test lines: {shown[:2]}"
+    source = notebooks.read(course.solution_notebook(name))
+    visible = "\n".join(c.source.split("### BEGIN HIDDEN TESTS")[0] for c in source.cells)
+    hidden = []
+    for cell in notebooks.test_cells(source):
+        inside = False
+        for line in cell.source.splitlines():
+            if "BEGIN HIDDEN TESTS" in line:
+                inside = True
+            elif "END HIDDEN TESTS" in line:
+                inside = False
+            elif inside and len(line.strip()) >= 12 and line.strip() not in visible:
+                hidden.append(line.strip())
+    assert hidden, f"{name}: expected hidden tests to look for"
+    for student in STUDENTS:
+        page = out / "feedback" / student / f"{name}.html"
+        assert page.is_file(), f"no feedback page {page}"
+        text = _visible_text(page.read_text(encoding="utf-8"))
+        assert "HIDDEN TESTS" not in text and "BEGIN SOLUTION" not in text
+        shown = [line for line in hidden if line in text]
+        assert not shown, f"{student}/{name} feedback shows hidden test lines: {shown[:2]}"
 
 
-def test_deleted_or_emptied_test_cells_are_restored(graded):
-    out, results, _ = graded
+def test_deleted_or_emptied_test_cells_are_restored(tampered):
+    out, results = tampered
     cells = _cells(out)[("tamperer", "01_tensors")]
     assert cells["make-grid-tests"] == (0.0, 2.0), "an emptied test cell must be replaced by the real one"
     assert cells["flatten-images-tests"] == (0.0, 2.0), "a deleted test cell must be restored and run"

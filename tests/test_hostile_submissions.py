@@ -20,7 +20,7 @@ from pathlib import Path
 import psutil
 import pytest
 
-from autograder import compose, course, notebooks
+from autograder import compose, notebooks
 from autograder.grade import grade
 from autograder.sandbox import Limits, unavailable_reason
 from hostile_zoo import ENV_MARK, NAME, PROC_MARK, SLEEPER_TAG, SYMLINKS, zoo

@@ -1,60 +1,204 @@
-"""Other answers for lesson 01 (see autograder/variants.py)."""
+"""Other answers for lesson 01 (see autograder/variants.py), by class of mistake."""
 
 WRONG = {
-    "make-grid": [
-        # Integer dtype: arange of ints gives int64.
-        "def make_grid(rows, cols):\n    return torch.arange(rows * cols).reshape(rows, cols)\n",
-        # Shape swapped, which only shows when rows != cols.
-        "def make_grid(rows, cols):\n    return torch.arange(rows * cols, dtype=torch.float32).reshape(cols, rows).T.contiguous()\n",
-    ],
-    "rows-mean-above": [
-        # Mean over the wrong dimension: happens to work on square inputs only.
-        "def rows_with_mean_above(x, threshold):\n    return x[x.mean(dim=0) > threshold]\n",
-        # Filters elements instead of rows.
-        "def rows_with_mean_above(x, threshold):\n    return x[x > threshold].reshape(-1, x.shape[1])\n",
-    ],
-    "flatten-images": [
-        # view breaks on non-contiguous input.
-        "def flatten_images(images):\n    return images.view(images.shape[0], -1)\n",
-        # Hard-coded channel count.
-        "def flatten_images(images):\n    return images.reshape(-1, 3 * images.shape[2] * images.shape[3])\n",
-    ],
-    "channels-last": [
-        # Right shape, wrong values.
-        "def to_channels_last(images):\n    n, c, h, w = images.shape\n    return images.reshape(n, h, w, c)\n",
-        # Swaps H and W as well.
-        "def to_channels_last(images):\n    return images.permute(0, 3, 2, 1)\n",
-    ],
-    "pairwise-distances": [
-        # Plain distances, not squared.
-        "def pairwise_sq_distances(a, b):\n    return torch.cdist(a, b.to(a.device))\n",
-        # Ignores the device of a.
-        "def pairwise_sq_distances(a, b):\n    a = a.to('cpu')\n    return ((a[:, None, :] - b[None, :, :]) ** 2).sum(-1)\n",
-    ],
+    "make-grid": {
+        "values": [
+            # Column-major order: entry (i, j) holds j * rows + i.
+            "def make_grid(rows, cols):\n    return torch.arange(rows * cols, dtype=torch.float32).reshape(cols, rows).T.contiguous()\n",
+            # Counts from 1.
+            "def make_grid(rows, cols):\n    return torch.arange(1, rows * cols + 1, dtype=torch.float32).reshape(rows, cols)\n",
+        ],
+        "shapes": [
+            # No unsqueeze: (rows,) + (cols,) broadcast only when rows == cols or one of them is 1, and stay 1-D.
+            "def make_grid(rows, cols):\n    return (torch.arange(rows) * cols + torch.arange(cols)).float()\n",
+            # squeeze() "to tidy up": a single row or column loses a dimension.
+            "def make_grid(rows, cols):\n    return torch.arange(rows * cols, dtype=torch.float32).reshape(rows, cols).squeeze()\n",
+        ],
+        "dtype": [
+            # Integer dtype: arange of ints gives int64.
+            "def make_grid(rows, cols):\n    return torch.arange(rows * cols).reshape(rows, cols)\n",
+            # float64 from .double().
+            "def make_grid(rows, cols):\n    return torch.arange(rows * cols).reshape(rows, cols).double()\n",
+        ],
+    },
+    "rows-mean-above": {
+        "values": [
+            # Filters elements instead of rows.
+            "def rows_with_mean_above(x, threshold):\n    return x[x > threshold].reshape(-1, x.shape[1])\n",
+            # >= keeps a row whose mean equals the threshold.
+            "def rows_with_mean_above(x, threshold):\n    return x[x.mean(dim=1) >= threshold]\n",
+        ],
+        "shapes": [
+            # Mean over the wrong dimension: happens to work on square inputs only.
+            "def rows_with_mean_above(x, threshold):\n    return x[x.mean(dim=0) > threshold]\n",
+            # torch.stack of an empty list fails when no row qualifies.
+            "def rows_with_mean_above(x, threshold):\n    return torch.stack([row for row in x if row.mean() > threshold])\n",
+        ],
+        "dtype": [
+            # The empty answer made with torch.zeros: float32, whatever x's dtype.
+            "def rows_with_mean_above(x, threshold):\n"
+            "    rows = [row for row in x if row.mean() > threshold]\n"
+            "    return torch.stack(rows) if rows else torch.zeros(0, x.shape[1])\n",
+            # Through Python lists: torch.tensor picks float32 for a float64 x.
+            "def rows_with_mean_above(x, threshold):\n"
+            "    kept = [row.tolist() for row in x if row.mean() > threshold]\n"
+            "    return torch.tensor(kept).reshape(-1, x.shape[1])\n",
+        ],
+    },
+    "flatten-images": {
+        "values": [
+            # view breaks on non-contiguous input.
+            "def flatten_images(images):\n    return images.view(images.shape[0], -1)\n",
+            # Channels last before flattening: each row in H, W, C order instead of C, H, W.
+            "def flatten_images(images):\n    return images.permute(0, 2, 3, 1).reshape(images.shape[0], -1)\n",
+        ],
+        "shapes": [
+            # Hard-coded channel count.
+            "def flatten_images(images):\n    return images.reshape(-1, 3 * images.shape[2] * images.shape[3])\n",
+            # squeeze() first: a batch of one image loses its batch dimension.
+            "def flatten_images(images):\n    return torch.flatten(images.squeeze(), start_dim=1)\n",
+        ],
+        "device": [
+            # A NumPy round trip: fine on the CPU, impossible for images on a GPU.
+            "def flatten_images(images):\n    return torch.from_numpy(images.numpy().reshape(images.shape[0], -1))\n",
+        ],
+    },
+    "channels-last": {
+        "values": [
+            # Right shape, wrong values.
+            "def to_channels_last(images):\n    n, c, h, w = images.shape\n    return images.reshape(n, h, w, c)\n",
+        ],
+        "shapes": [
+            # Swaps H and W as well.
+            "def to_channels_last(images):\n    return images.permute(0, 3, 2, 1)\n",
+            # transpose(1, 3) swaps C and W: (N, W, H, C).
+            "def to_channels_last(images):\n    return images.transpose(1, 3)\n",
+        ],
+        "dtype": [
+            # A loop into torch.empty: float32 (and on the CPU), whatever the images were.
+            "def to_channels_last(images):\n"
+            "    n, c, h, w = images.shape\n    out = torch.empty(n, h, w, c)\n"
+            "    for k in range(c):\n        out[..., k] = images[:, k]\n    return out\n",
+            # .float() "to be safe": float64 images come back as float32.
+            "def to_channels_last(images):\n    return torch.stack([images[:, k] for k in range(images.shape[1])], dim=-1).float()\n",
+        ],
+        "device": [
+            # NumPy's transpose: right on the CPU, impossible for images on a GPU.
+            "def to_channels_last(images):\n    return torch.from_numpy(images.numpy().transpose(0, 2, 3, 1).copy())\n",
+            # A loop into a tensor made with the right dtype but on the default device.
+            "def to_channels_last(images):\n"
+            "    n, c, h, w = images.shape\n    out = torch.empty(n, h, w, c, dtype=images.dtype)\n"
+            "    for k in range(c):\n        out[..., k] = images[:, k]\n    return out\n",
+        ],
+    },
+    "pairwise-distances": {
+        "values": [
+            # Plain distances, not squared.
+            "def pairwise_sq_distances(a, b):\n    return torch.cdist(a, b.to(a.device))\n",
+            # Absolute differences: L1 distances.
+            "def pairwise_sq_distances(a, b):\n    b = b.to(a.device)\n    return (a[:, None, :] - b[None, :, :]).abs().sum(-1)\n",
+        ],
+        "shapes": [
+            # squeeze() at the end: a single point in a gives a 1-D answer.
+            "def pairwise_sq_distances(a, b):\n"
+            "    b = b.to(a.device)\n    return ((a.unsqueeze(1) - b.unsqueeze(0)) ** 2).sum(-1).squeeze()\n",
+        ],
+        "device": [
+            # Ignores the device of a.
+            "def pairwise_sq_distances(a, b):\n    a = a.to('cpu')\n    return ((a[:, None, :] - b[None, :, :]) ** 2).sum(-1)\n",
+            # Never moves b: fine while both live on the same device.
+            "def pairwise_sq_distances(a, b):\n    return ((a[:, None, :] - b[None, :, :]) ** 2).sum(-1)\n",
+        ],
+    },
 }
 
 RIGHT = {
-    "make-grid": [
-        "def make_grid(rows, cols):\n"
-        "    i = torch.arange(rows).unsqueeze(1)\n    j = torch.arange(cols).unsqueeze(0)\n"
-        "    return (i * cols + j).float()\n",
-    ],
-    "rows-mean-above": [
-        "def rows_with_mean_above(x, threshold):\n"
-        "    keep = [k for k in range(x.shape[0]) if x[k].mean() > threshold]\n"
-        "    return x[torch.tensor(keep, dtype=torch.long)]\n",
-    ],
-    "flatten-images": [
-        "def flatten_images(images):\n    return torch.flatten(images, start_dim=1)\n",
-        "def flatten_images(images):\n    return images.contiguous().view(len(images), -1)\n",
-    ],
-    "channels-last": [
-        "def to_channels_last(images):\n    return images.transpose(1, 2).transpose(2, 3)\n",
-        "def to_channels_last(images):\n    return torch.einsum('nchw->nhwc', images)\n",
-    ],
-    "pairwise-distances": [
-        "def pairwise_sq_distances(a, b):\n"
-        "    b = b.to(a.device)\n"
-        "    return (a ** 2).sum(1, keepdim=True) - 2 * a @ b.T + (b ** 2).sum(1)\n",
-    ],
+    "make-grid": {
+        "values": [
+            "def make_grid(rows, cols):\n"
+            "    i = torch.arange(rows).unsqueeze(1)\n    j = torch.arange(cols).unsqueeze(0)\n"
+            "    return (i * cols + j).float()\n",
+        ],
+        "shapes": [
+            "def make_grid(rows, cols):\n    return torch.arange(rows * cols, dtype=torch.float32).view(-1, cols)\n",
+        ],
+        "dtype": [
+            # A float start makes arange use the default float dtype, float32.
+            "def make_grid(rows, cols):\n    return torch.arange(0.0, rows * cols).reshape(rows, -1)\n",
+            "def make_grid(rows, cols):\n    return torch.linspace(0, rows * cols - 1, rows * cols).reshape(rows, cols)\n",
+        ],
+    },
+    "rows-mean-above": {
+        "values": [
+            "def rows_with_mean_above(x, threshold):\n"
+            "    keep = [k for k in range(x.shape[0]) if x[k].mean() > threshold]\n"
+            "    return x[torch.tensor(keep, dtype=torch.long)]\n",
+        ],
+        "shapes": [
+            "def rows_with_mean_above(x, threshold):\n    return x[x.mean(-1) > threshold]\n",
+            "def rows_with_mean_above(x, threshold):\n"
+            "    return x.index_select(0, torch.nonzero(x.mean(dim=1) > threshold).flatten())\n",
+        ],
+        "dtype": [
+            # The empty answer sliced from x itself keeps its dtype (and device).
+            "def rows_with_mean_above(x, threshold):\n"
+            "    rows = [row for row in x if row.mean() > threshold]\n"
+            "    return torch.stack(rows) if rows else x[:0]\n",
+            "def rows_with_mean_above(x, threshold):\n    return x[(x.sum(dim=1) / x.shape[1]) > threshold]\n",
+        ],
+    },
+    "flatten-images": {
+        "values": [
+            "def flatten_images(images):\n    return torch.flatten(images, start_dim=1)\n",
+            "def flatten_images(images):\n    return images.contiguous().view(len(images), -1)\n",
+        ],
+        "shapes": [
+            "def flatten_images(images):\n    return images.reshape(images.size(0), images[0].numel())\n",
+        ],
+        "device": [
+            "def flatten_images(images):\n    return torch.nn.Flatten()(images)\n",
+        ],
+    },
+    "channels-last": {
+        "values": [
+            "def to_channels_last(images):\n    return images.transpose(1, 2).transpose(2, 3)\n",
+        ],
+        "shapes": [
+            "def to_channels_last(images):\n    return images.movedim(1, -1)\n",
+        ],
+        "dtype": [
+            # The loop, into a tensor made like the images (dtype and device).
+            "def to_channels_last(images):\n"
+            "    n, c, h, w = images.shape\n    out = images.new_empty(n, h, w, c)\n"
+            "    for k in range(c):\n        out[..., k] = images[:, k]\n    return out\n",
+        ],
+        "device": [
+            "def to_channels_last(images):\n    return torch.einsum('nchw->nhwc', images)\n",
+            "def to_channels_last(images):\n"
+            "    n, c, h, w = images.shape\n    out = torch.empty(n, h, w, c, dtype=images.dtype, device=images.device)\n"
+            "    for k in range(c):\n        out[..., k] = images[:, k]\n    return out\n",
+        ],
+    },
+    "pairwise-distances": {
+        "values": [
+            "def pairwise_sq_distances(a, b):\n"
+            "    b = b.to(a.device)\n"
+            "    return (a ** 2).sum(1, keepdim=True) - 2 * a @ b.T + (b ** 2).sum(1)\n",
+        ],
+        "shapes": [
+            "def pairwise_sq_distances(a, b):\n    return torch.cdist(a, b.to(a.device)) ** 2\n",
+        ],
+        "device": [
+            "def pairwise_sq_distances(a, b):\n"
+            "    diff = a[:, None, :] - b.to(device=a.device)[None, :, :]\n"
+            "    return torch.einsum('nmd,nmd->nm', diff, diff)\n",
+        ],
+    },
+}
+
+NOT_TESTED = {
+    "rows-mean-above": {
+        "device": "the answer's size depends on the data (a boolean mask), which the 'meta' device cannot compute, and "
+                  "the CPU runner has no second device to try it on.",
+    },
 }

@@ -1,257 +1,442 @@
-"""Other answers for lesson 07 (see autograder/variants.py).
+"""Other answers for lesson 07 (see autograder/variants.py), by class of mistake.
 
-The GPU-only cell amp-train-step-gpu-tests is a test cell, not a solution cell, so it has no variants here.
+The GPU-only cell amp-train-step-gpu-tests is a test cell, not a solution cell, so it has no variants here; it also
+catches the mistakes a CPU runner cannot see (a device type 'cpu' written into autocast, which is right by accident on
+a CPU).
 """
 
+_STEP = (
+    "def train_step(model, batch, optimizer, loss_fn, device):\n"
+    "    x, y = to_device(batch, device)\n"
+    "    optimizer.zero_grad()\n"
+    "    logits = model(x)\n"
+    "    loss = loss_fn(logits, y)\n"
+    "    loss.backward()\n"
+    "    optimizer.step()\n"
+    "    return loss.detach()\n"
+)
+
+
+def _step_with(*edits: tuple[str, str]) -> str:
+    source = _STEP
+    for old, new in edits:
+        assert old in source, f"variant edit does not apply: {old!r}"
+        source = source.replace(old, new)
+    return source
+
+
+_AMP = (
+    "def amp_train_step(model, x, y, optimizer, scaler, loss_fn, dtype=torch.bfloat16):\n"
+    "    optimizer.zero_grad()\n"
+    "    with torch.autocast(device_type=x.device.type, dtype=dtype):\n"
+    "        loss = loss_fn(model(x), y)\n"
+    "    scaler.scale(loss).backward()\n"
+    "    scaler.step(optimizer)\n"
+    "    scaler.update()\n"
+    "    return loss.detach()\n"
+)
+
+
+def _amp_with(*edits: tuple[str, str]) -> str:
+    source = _AMP
+    for old, new in edits:
+        assert old in source, f"variant edit does not apply: {old!r}"
+        source = source.replace(old, new)
+    return source
+
+
+_TO_DEVICE = (
+    "def to_device(batch, device):\n"
+    "    if isinstance(batch, torch.Tensor):\n"
+    "        return batch.to(device)\n"
+    "    if isinstance(batch, dict):\n"
+    "        return {k: v.to(device) for k, v in batch.items()}\n"
+    "    return type(batch)(v.to(device) for v in batch)\n"
+)
+
 WRONG = {
-    "to-device": [
-        # Calls .to() but throws the result away: tensors never move (passes the CPU-to-CPU visible check).
-        "def to_device(batch, device):\n"
-        "    if isinstance(batch, torch.Tensor):\n"
-        "        batch.to(device)\n"
-        "        return batch\n"
-        "    values = batch.values() if isinstance(batch, dict) else batch\n"
-        "    for value in values:\n"
-        "        value.to(device)\n"
-        "    return batch\n",
-        # Ignores the device it was given and picks its own (passes on a CPU machine's visible check).
-        "def to_device(batch, device):\n"
-        "    device = torch.device('cuda' if torch.cuda.is_available() else 'cpu')\n"
-        "    if isinstance(batch, torch.Tensor):\n"
-        "        return batch.to(device)\n"
-        "    if isinstance(batch, dict):\n"
-        "        return {k: v.to(device) for k, v in batch.items()}\n"
-        "    return type(batch)(v.to(device) for v in batch)\n",
-        # Only handles an (x, y) pair.
-        "def to_device(batch, device):\n"
-        "    x, y = batch\n"
-        "    return x.to(device), y.to(device)\n",
-        # Always returns a list, whatever came in.
-        "def to_device(batch, device):\n"
-        "    if isinstance(batch, dict):\n"
-        "        return {k: v.to(device) for k, v in batch.items()}\n"
-        "    return [v.to(device) for v in batch]\n",
-    ],
-    "train-step": [
-        # Never moves the batch: fine while everything is on the CPU, fails once the model is elsewhere.
-        "def train_step(model, batch, optimizer, loss_fn, device):\n"
-        "    x, y = batch\n"
-        "    optimizer.zero_grad()\n"
-        "    loss = loss_fn(model(x), y)\n"
-        "    loss.backward()\n"
-        "    optimizer.step()\n"
-        "    return loss.detach()\n",
-        # No zero_grad: gradients pile up from the second step on.
-        "def train_step(model, batch, optimizer, loss_fn, device):\n"
-        "    x, y = to_device(batch, device)\n"
-        "    loss = loss_fn(model(x), y)\n"
-        "    loss.backward()\n"
-        "    optimizer.step()\n"
-        "    return loss.detach()\n",
-        # .item() every step: a float, and a GPU synchronization per step.
-        "def train_step(model, batch, optimizer, loss_fn, device):\n"
-        "    x, y = to_device(batch, device)\n"
-        "    optimizer.zero_grad()\n"
-        "    loss = loss_fn(model(x), y)\n"
-        "    loss.backward()\n"
-        "    optimizer.step()\n"
-        "    return loss.item()\n",
-        # Returns the loss with its graph attached.
-        "def train_step(model, batch, optimizer, loss_fn, device):\n"
-        "    x, y = to_device(batch, device)\n"
-        "    optimizer.zero_grad()\n"
-        "    loss = loss_fn(model(x), y)\n"
-        "    loss.backward()\n"
-        "    optimizer.step()\n"
-        "    return loss\n",
-    ],
-    "autocast-forward": [
-        # Casts the output of a float32 forward pass: bfloat16 on the outside, no mixed precision inside.
-        "def autocast_forward(model, x):\n"
-        "    return model(x).to(torch.bfloat16)\n",
-        # Converts a copy of the model and the input by hand instead of autocasting.
-        "def autocast_forward(model, x):\n"
-        "    return copy.deepcopy(model).to(torch.bfloat16)(x.to(torch.bfloat16))\n",
-        # Converts the model itself: its parameters stay bfloat16 for good.
-        "def autocast_forward(model, x):\n"
-        "    return model.to(torch.bfloat16)(x.to(torch.bfloat16))\n",
-        # Hard-coded 'cuda': on a CPU tensor autocast switches itself off.
-        "def autocast_forward(model, x):\n"
-        "    with torch.autocast(device_type='cuda', dtype=torch.bfloat16):\n"
-        "        return model(x)\n",
-        # Inside no_grad: the output cannot be trained from.
-        "def autocast_forward(model, x):\n"
-        "    with torch.no_grad(), torch.autocast(device_type=x.device.type, dtype=torch.bfloat16):\n"
-        "        return model(x)\n",
-    ],
-    "amp-train-step": [
-        # Ignores the scaler: right while nothing overflows, wrong when a step must be skipped.
-        "def amp_train_step(model, x, y, optimizer, scaler, loss_fn, dtype=torch.bfloat16):\n"
-        "    optimizer.zero_grad()\n"
-        "    with torch.autocast(device_type=x.device.type, dtype=dtype):\n"
-        "        loss = loss_fn(model(x), y)\n"
-        "    loss.backward()\n"
-        "    optimizer.step()\n"
-        "    return loss.detach()\n",
-        # Scales the loss but steps the optimizer directly: gradients 65536 times too large.
-        "def amp_train_step(model, x, y, optimizer, scaler, loss_fn, dtype=torch.bfloat16):\n"
-        "    optimizer.zero_grad()\n"
-        "    with torch.autocast(device_type=x.device.type, dtype=dtype):\n"
-        "        loss = loss_fn(model(x), y)\n"
-        "    scaler.scale(loss).backward()\n"
-        "    optimizer.step()\n"
-        "    return loss.detach()\n",
-        # Forgets scaler.update(): the scale never adapts.
-        "def amp_train_step(model, x, y, optimizer, scaler, loss_fn, dtype=torch.bfloat16):\n"
-        "    optimizer.zero_grad()\n"
-        "    with torch.autocast(device_type=x.device.type, dtype=dtype):\n"
-        "        loss = loss_fn(model(x), y)\n"
-        "    scaler.scale(loss).backward()\n"
-        "    scaler.step(optimizer)\n"
-        "    return loss.detach()\n",
-        # Ignores the dtype argument.
-        "def amp_train_step(model, x, y, optimizer, scaler, loss_fn, dtype=torch.bfloat16):\n"
-        "    optimizer.zero_grad()\n"
-        "    with torch.autocast(device_type=x.device.type, dtype=torch.bfloat16):\n"
-        "        loss = loss_fn(model(x), y)\n"
-        "    scaler.scale(loss).backward()\n"
-        "    scaler.step(optimizer)\n"
-        "    scaler.update()\n"
-        "    return loss.detach()\n",
-        # No zero_grad: gradients pile up from the second step on.
-        "def amp_train_step(model, x, y, optimizer, scaler, loss_fn, dtype=torch.bfloat16):\n"
-        "    with torch.autocast(device_type=x.device.type, dtype=dtype):\n"
-        "        loss = loss_fn(model(x), y)\n"
-        "    scaler.scale(loss).backward()\n"
-        "    scaler.step(optimizer)\n"
-        "    scaler.update()\n"
-        "    return loss.detach()\n",
-    ],
-    "samples-per-second": [
-        # Warms up but never synchronizes: on a GPU it times the queueing, not the work.
-        "def samples_per_second(fn, batch_size, device, warmup=2, repeats=5):\n"
-        "    for _ in range(warmup):\n"
-        "        fn()\n"
-        "    start = time.perf_counter()\n"
-        "    for _ in range(repeats):\n"
-        "        fn()\n"
-        "    return batch_size * repeats / (time.perf_counter() - start)\n",
-        # Synchronizes only at the end: queued warm-up work is billed to the timed calls.
-        "def samples_per_second(fn, batch_size, device, warmup=2, repeats=5):\n"
-        "    for _ in range(warmup):\n"
-        "        fn()\n"
-        "    start = time.perf_counter()\n"
-        "    for _ in range(repeats):\n"
-        "        fn()\n"
-        "    synchronize(device)\n"
-        "    return batch_size * repeats / (time.perf_counter() - start)\n",
-        # Times the warm-up calls too.
-        "def samples_per_second(fn, batch_size, device, warmup=2, repeats=5):\n"
-        "    synchronize(device)\n"
-        "    start = time.perf_counter()\n"
-        "    for _ in range(warmup + repeats):\n"
-        "        fn()\n"
-        "    synchronize(device)\n"
-        "    return batch_size * (warmup + repeats) / (time.perf_counter() - start)\n",
-        # Seconds per sample instead of samples per second.
-        "def samples_per_second(fn, batch_size, device, warmup=2, repeats=5):\n"
-        "    return measure(fn, warmup=warmup, repeats=repeats, device=device) / batch_size\n",
-        # No warm-up at all.
-        "def samples_per_second(fn, batch_size, device, warmup=2, repeats=5):\n"
-        "    return batch_size / measure(fn, warmup=0, repeats=repeats, device=device)\n",
-    ],
+    "to-device": {
+        "values": [
+            # Only handles an (x, y) pair.
+            "def to_device(batch, device):\n"
+            "    x, y = batch\n"
+            "    return x.to(device), y.to(device)\n",
+            # Always returns a list, whatever came in.
+            "def to_device(batch, device):\n"
+            "    if isinstance(batch, dict):\n"
+            "        return {k: v.to(device) for k, v in batch.items()}\n"
+            "    return [v.to(device) for v in batch]\n",
+        ],
+        "device": [
+            # Calls .to() but throws the result away: tensors never move (passes the CPU-to-CPU visible check).
+            "def to_device(batch, device):\n"
+            "    if isinstance(batch, torch.Tensor):\n"
+            "        batch.to(device)\n"
+            "        return batch\n"
+            "    values = batch.values() if isinstance(batch, dict) else batch\n"
+            "    for value in values:\n"
+            "        value.to(device)\n"
+            "    return batch\n",
+            # Ignores the device it was given and picks its own (passes on a CPU machine's visible check).
+            _TO_DEVICE.replace("    if isinstance(batch, torch.Tensor):\n",
+                               "    device = torch.device('cuda' if torch.cuda.is_available() else 'cpu')\n"
+                               "    if isinstance(batch, torch.Tensor):\n", 1),
+            # 'cpu' written in for the tensors inside a container.
+            _TO_DEVICE.replace("v.to(device) for v in batch)", "v.to('cpu') for v in batch)")
+                      .replace("v.to(device) for k, v", "v.to('cpu') for k, v"),
+        ],
+        "dtype": [
+            # Converts everything to float32 on the way: the labels are no longer class indices.
+            _TO_DEVICE.replace(".to(device)", ".to(device, torch.float32)"),
+            # Rebuilds each tensor from a Python list: float16 and bool tensors change dtype.
+            "def to_device(batch, device):\n"
+            "    move = lambda t: torch.tensor(t.tolist(), device=device)\n"
+            "    if isinstance(batch, torch.Tensor):\n"
+            "        return move(batch)\n"
+            "    if isinstance(batch, dict):\n"
+            "        return {k: move(v) for k, v in batch.items()}\n"
+            "    return type(batch)(move(v) for v in batch)\n",
+        ],
+    },
+    "train-step": {
+        "values": [
+            # .item() every step: a float, and a GPU synchronization per step.
+            _step_with(("return loss.detach()", "return loss.item()")),
+            # Returns the loss after the step (a second forward pass).
+            _step_with(("    return loss.detach()\n", "    with torch.no_grad():\n        return loss_fn(model(x), y)\n")),
+        ],
+        "grad": [
+            # No zero_grad: gradients pile up from the second step on.
+            _step_with(("    optimizer.zero_grad()\n", "")),
+            # Returns the loss with its graph attached.
+            _step_with(("return loss.detach()", "return loss")),
+        ],
+        "device": [
+            # Never moves the batch: fine while everything is on the CPU, fails once the model is elsewhere.
+            _step_with(("x, y = to_device(batch, device)", "x, y = batch")),
+            # Moves the batch to 'cpu', written in.
+            _step_with(("x, y = to_device(batch, device)", "x, y = to_device(batch, 'cpu')")),
+            # Calls .to(device) without keeping the result.
+            _step_with(("    x, y = to_device(batch, device)\n", "    x, y = batch\n    x.to(device)\n    y.to(device)\n")),
+        ],
+        "shapes": [
+            # squeeze() on the logits: a batch of one becomes a vector without its batch dimension.
+            _step_with(("logits = model(x)", "logits = model(x).squeeze()")),
+        ],
+        "logits": [
+            # Probabilities into CrossEntropyLoss.
+            _step_with(("logits = model(x)", "logits = F.softmax(model(x), dim=1)")),
+        ],
+    },
+    "autocast-forward": {
+        "values": [
+            # Runs under autocast but hands back a float32 copy of the output.
+            "def autocast_forward(model, x):\n"
+            "    with torch.autocast(device_type=x.device.type, dtype=torch.bfloat16):\n"
+            "        out = model(x)\n"
+            "    return out.float()\n",
+        ],
+        "amp": [
+            # Casts the output of a float32 forward pass: bfloat16 on the outside, no mixed precision inside.
+            "def autocast_forward(model, x):\n"
+            "    return model(x).to(torch.bfloat16)\n",
+            # Converts a copy of the model and the input by hand instead of autocasting.
+            "def autocast_forward(model, x):\n"
+            "    return copy.deepcopy(model).to(torch.bfloat16)(x.to(torch.bfloat16))\n",
+        ],
+        "dtype": [
+            # Converts the model itself: its parameters stay bfloat16 for good.
+            "def autocast_forward(model, x):\n"
+            "    return model.to(torch.bfloat16)(x.to(torch.bfloat16))\n",
+            # float16 instead of bfloat16.
+            "def autocast_forward(model, x):\n"
+            "    with torch.autocast(device_type=x.device.type, dtype=torch.float16):\n"
+            "        return model(x)\n",
+        ],
+        "device": [
+            # Hard-coded 'cuda': on a CPU tensor autocast switches itself off.
+            "def autocast_forward(model, x):\n"
+            "    with torch.autocast(device_type='cuda', dtype=torch.bfloat16):\n"
+            "        return model(x)\n",
+        ],
+        "grad": [
+            # Inside no_grad: the output cannot be trained from.
+            "def autocast_forward(model, x):\n"
+            "    with torch.no_grad(), torch.autocast(device_type=x.device.type, dtype=torch.bfloat16):\n"
+            "        return model(x)\n",
+            # inference_mode: the same, and faster.
+            "def autocast_forward(model, x):\n"
+            "    with torch.inference_mode(), torch.autocast(device_type=x.device.type, dtype=torch.bfloat16):\n"
+            "        return model(x)\n",
+        ],
+    },
+    "amp-train-step": {
+        "values": [
+            # Returns the scaled loss.
+            _amp_with(("    scaler.scale(loss).backward()\n", "    scaled = scaler.scale(loss)\n    scaled.backward()\n"),
+                      ("return loss.detach()", "return scaled.detach()")),
+        ],
+        "amp": [
+            # Ignores the scaler: right while nothing overflows, wrong when a step must be skipped.
+            _amp_with(("    scaler.scale(loss).backward()\n    scaler.step(optimizer)\n    scaler.update()\n",
+                       "    loss.backward()\n    optimizer.step()\n")),
+            # Scales the loss but steps the optimizer directly: gradients 65536 times too large.
+            _amp_with(("    scaler.step(optimizer)\n    scaler.update()\n", "    optimizer.step()\n")),
+            # Forgets scaler.update(): the scale never adapts.
+            _amp_with(("    scaler.update()\n", "")),
+            # Ignores the dtype argument.
+            _amp_with(("dtype=dtype)", "dtype=torch.bfloat16)")),
+            # update() before step(): the scale adapts to the wrong step's gradients.
+            _amp_with(("    scaler.step(optimizer)\n    scaler.update()\n", "    scaler.update()\n    scaler.step(optimizer)\n")),
+            # The whole step under autocast, the optimizer's update included.
+            "def amp_train_step(model, x, y, optimizer, scaler, loss_fn, dtype=torch.bfloat16):\n"
+            "    with torch.autocast(device_type=x.device.type, dtype=dtype):\n"
+            "        optimizer.zero_grad()\n"
+            "        loss = loss_fn(model(x), y)\n"
+            "        scaler.scale(loss).backward()\n"
+            "        scaler.step(optimizer)\n"
+            "        scaler.update()\n"
+            "    return loss.detach()\n",
+        ],
+        "grad": [
+            # No zero_grad: gradients pile up from the second step on.
+            _amp_with(("    optimizer.zero_grad()\n", "")),
+            # Returns the loss with its graph attached.
+            _amp_with(("return loss.detach()", "return loss")),
+        ],
+        "device": [
+            # Hard-coded 'cuda' for autocast: on a CPU tensor it switches itself off.
+            _amp_with(("device_type=x.device.type", "device_type='cuda'")),
+        ],
+    },
+    "samples-per-second": {
+        "values": [
+            # Times the warm-up calls too.
+            "def samples_per_second(fn, batch_size, device, warmup=2, repeats=5):\n"
+            "    synchronize(device)\n"
+            "    start = time.perf_counter()\n"
+            "    for _ in range(warmup + repeats):\n"
+            "        fn()\n"
+            "    synchronize(device)\n"
+            "    return batch_size * (warmup + repeats) / (time.perf_counter() - start)\n",
+            # Seconds per sample instead of samples per second.
+            "def samples_per_second(fn, batch_size, device, warmup=2, repeats=5):\n"
+            "    return measure(fn, warmup=warmup, repeats=repeats, device=device) / batch_size\n",
+            # No warm-up at all.
+            "def samples_per_second(fn, batch_size, device, warmup=2, repeats=5):\n"
+            "    return batch_size / measure(fn, warmup=0, repeats=repeats, device=device)\n",
+        ],
+        "amp": [
+            # Warms up but never synchronizes: on a GPU it times the queueing, not the work.
+            "def samples_per_second(fn, batch_size, device, warmup=2, repeats=5):\n"
+            "    for _ in range(warmup):\n"
+            "        fn()\n"
+            "    start = time.perf_counter()\n"
+            "    for _ in range(repeats):\n"
+            "        fn()\n"
+            "    return batch_size * repeats / (time.perf_counter() - start)\n",
+            # Synchronizes only at the end: queued warm-up work is billed to the timed calls.
+            "def samples_per_second(fn, batch_size, device, warmup=2, repeats=5):\n"
+            "    for _ in range(warmup):\n"
+            "        fn()\n"
+            "    start = time.perf_counter()\n"
+            "    for _ in range(repeats):\n"
+            "        fn()\n"
+            "    synchronize(device)\n"
+            "    return batch_size * repeats / (time.perf_counter() - start)\n",
+            # measure() without the device: its Timer synchronizes nothing.
+            "def samples_per_second(fn, batch_size, device, warmup=2, repeats=5):\n"
+            "    return batch_size / measure(fn, warmup=warmup, repeats=repeats)\n",
+        ],
+    },
 }
 
 RIGHT = {
-    "to-device": [
-        "def to_device(batch, device):\n"
-        "    if torch.is_tensor(batch):\n"
-        "        return batch.to(device)\n"
-        "    if isinstance(batch, dict):\n"
-        "        return {key: value.to(device) for key, value in batch.items()}\n"
-        "    if isinstance(batch, tuple):\n"
-        "        return tuple(value.to(device) for value in batch)\n"
-        "    return [value.to(device) for value in batch]\n",
-        "def to_device(batch, device):\n"
-        "    move = lambda t: t.to(device, non_blocking=True)\n"
-        "    if isinstance(batch, torch.Tensor):\n"
-        "        return move(batch)\n"
-        "    if isinstance(batch, dict):\n"
-        "        return dict(zip(batch.keys(), map(move, batch.values())))\n"
-        "    return type(batch)(map(move, batch))\n",
-    ],
-    "train-step": [
-        "def train_step(model, batch, optimizer, loss_fn, device):\n"
-        "    x, y = (t.to(device) for t in batch)\n"
-        "    model.zero_grad(set_to_none=True)\n"
-        "    output = model(x)\n"
-        "    loss = loss_fn(output, y)\n"
-        "    loss.backward()\n"
-        "    optimizer.step()\n"
-        "    return loss.detach()\n",
-        # zero_grad after the step, device taken from the model, a redundant model.to(device).
-        "def train_step(model, batch, optimizer, loss_fn, device):\n"
-        "    model.to(device)\n"
-        "    where = next(model.parameters()).device\n"
-        "    x, y = batch[0].to(where, non_blocking=True), batch[1].to(where, non_blocking=True)\n"
-        "    loss = loss_fn(model(x), y)\n"
-        "    loss.backward()\n"
-        "    optimizer.step()\n"
-        "    optimizer.zero_grad()\n"
-        "    return loss.detach()\n",
-    ],
-    "autocast-forward": [
-        "def autocast_forward(model, x):\n"
-        "    with torch.amp.autocast(x.device.type, dtype=torch.bfloat16):\n"
-        "        out = model(x)\n"
-        "    return out\n",
-        "def autocast_forward(model, x):\n"
-        "    kind = next(model.parameters()).device.type\n"
-        "    with torch.autocast(kind, torch.bfloat16, enabled=True):\n"
-        "        return model(x)\n",
-    ],
-    "amp-train-step": [
-        "def amp_train_step(model, x, y, optimizer, scaler, loss_fn, dtype=torch.bfloat16):\n"
-        "    model.zero_grad(set_to_none=True)\n"
-        "    with torch.amp.autocast(x.device.type, dtype=dtype):\n"
-        "        out = model(x)\n"
-        "        loss = loss_fn(out, y)\n"
-        "    scaler.scale(loss).backward()\n"
-        "    scaler.unscale_(optimizer)\n"
-        "    scaler.step(optimizer)\n"
-        "    scaler.update()\n"
-        "    return loss.detach()\n",
-        # zero_grad at the end; backward inside the autocast block (not recommended, but correct).
-        "def amp_train_step(model, x, y, optimizer, scaler, loss_fn, dtype=torch.bfloat16):\n"
-        "    with torch.autocast(device_type=x.device.type, dtype=dtype):\n"
-        "        loss = loss_fn(model(x), y)\n"
-        "        scaler.scale(loss).backward()\n"
-        "    scaler.step(optimizer)\n"
-        "    scaler.update()\n"
-        "    optimizer.zero_grad()\n"
-        "    return loss.detach()\n",
-    ],
-    "samples-per-second": [
-        # One Timer per call, median by hand.
-        "def samples_per_second(fn, batch_size, device, warmup=2, repeats=5):\n"
-        "    import statistics\n"
-        "    for _ in range(warmup):\n"
-        "        fn()\n"
-        "    times = []\n"
-        "    for _ in range(repeats):\n"
-        "        with Timer(device) as t:\n"
-        "            fn()\n"
-        "        times.append(t.seconds)\n"
-        "    return float(batch_size / statistics.median(times))\n",
-        # The whole timed loop at once, synchronized on both ends (a mean instead of a median).
-        "def samples_per_second(fn, batch_size, device, warmup=2, repeats=5):\n"
-        "    for _ in range(warmup):\n"
-        "        fn()\n"
-        "    synchronize(device)\n"
-        "    start = time.perf_counter()\n"
-        "    for _ in range(repeats):\n"
-        "        fn()\n"
-        "    synchronize(device)\n"
-        "    return batch_size * repeats / (time.perf_counter() - start)\n",
-    ],
+    "to-device": {
+        "values": [
+            # Tuples and lists told apart explicitly.
+            "def to_device(batch, device):\n"
+            "    if torch.is_tensor(batch):\n"
+            "        return batch.to(device)\n"
+            "    if isinstance(batch, dict):\n"
+            "        return {key: value.to(device) for key, value in batch.items()}\n"
+            "    if isinstance(batch, tuple):\n"
+            "        return tuple(value.to(device) for value in batch)\n"
+            "    return [value.to(device) for value in batch]\n",
+        ],
+        "device": [
+            # non_blocking copies, map over the values.
+            "def to_device(batch, device):\n"
+            "    move = lambda t: t.to(device, non_blocking=True)\n"
+            "    if isinstance(batch, torch.Tensor):\n"
+            "        return move(batch)\n"
+            "    if isinstance(batch, dict):\n"
+            "        return dict(zip(batch.keys(), map(move, batch.values())))\n"
+            "    return type(batch)(map(move, batch))\n",
+            # The device given as a keyword, after torch.device(...).
+            _TO_DEVICE.replace("    if isinstance(batch, torch.Tensor):\n",
+                               "    device = torch.device(device)\n    if isinstance(batch, torch.Tensor):\n", 1)
+                      .replace(".to(device)", ".to(device=device)"),
+        ],
+        "dtype": [
+            # The dtype passed along explicitly.
+            "def to_device(batch, device):\n"
+            "    move = lambda t: t.to(device=device, dtype=t.dtype)\n"
+            "    if isinstance(batch, torch.Tensor):\n"
+            "        return move(batch)\n"
+            "    if isinstance(batch, dict):\n"
+            "        return {k: move(v) for k, v in batch.items()}\n"
+            "    return type(batch)(move(v) for v in batch)\n",
+        ],
+    },
+    "train-step": {
+        "values": [
+            # A generator expression to move the batch, model.zero_grad.
+            "def train_step(model, batch, optimizer, loss_fn, device):\n"
+            "    x, y = (t.to(device) for t in batch)\n"
+            "    model.zero_grad(set_to_none=True)\n"
+            "    output = model(x)\n"
+            "    loss = loss_fn(output, y)\n"
+            "    loss.backward()\n"
+            "    optimizer.step()\n"
+            "    return loss.detach()\n",
+        ],
+        "grad": [
+            # Gradients zeroed in place at the start; the detached loss copied.
+            _step_with(("optimizer.zero_grad()", "optimizer.zero_grad(set_to_none=False)"),
+                       ("return loss.detach()", "return loss.detach().clone()")),
+        ],
+        "device": [
+            # zero_grad after the step, device taken from the model, a redundant model.to(device).
+            "def train_step(model, batch, optimizer, loss_fn, device):\n"
+            "    model.to(device)\n"
+            "    where = next(model.parameters()).device\n"
+            "    x, y = batch[0].to(where, non_blocking=True), batch[1].to(where, non_blocking=True)\n"
+            "    loss = loss_fn(model(x), y)\n"
+            "    loss.backward()\n"
+            "    optimizer.step()\n"
+            "    optimizer.zero_grad()\n"
+            "    return loss.detach()\n",
+            # Each tensor moved with device= as a keyword.
+            _step_with(("x, y = to_device(batch, device)", "x, y = batch[0].to(device=device), batch[1].to(device=device)")),
+        ],
+        "shapes": [
+            # The logits reshaped to (B, classes) explicitly.
+            _step_with(("logits = model(x)", "logits = model(x).reshape(x.shape[0], -1)")),
+        ],
+        "logits": [
+            # The forward pass written straight into the loss call.
+            _step_with(("    logits = model(x)\n    loss = loss_fn(logits, y)\n", "    loss = loss_fn(model(x), y)\n")),
+        ],
+    },
+    "autocast-forward": {
+        "values": [
+            # enabled=True written out.
+            "def autocast_forward(model, x):\n"
+            "    with torch.autocast(device_type=x.device.type, dtype=torch.bfloat16, enabled=True):\n"
+            "        y = model(x)\n"
+            "    return y\n",
+        ],
+        "amp": [
+            # torch.amp.autocast, positional device type.
+            "def autocast_forward(model, x):\n"
+            "    with torch.amp.autocast(x.device.type, dtype=torch.bfloat16):\n"
+            "        out = model(x)\n"
+            "    return out\n",
+        ],
+        "dtype": [
+            # The dtype as the second positional argument.
+            "def autocast_forward(model, x):\n"
+            "    with torch.autocast(x.device.type, torch.bfloat16):\n"
+            "        return model(x)\n",
+        ],
+        "device": [
+            # The device type taken from the model's parameters.
+            "def autocast_forward(model, x):\n"
+            "    kind = next(model.parameters()).device.type\n"
+            "    with torch.autocast(kind, torch.bfloat16, enabled=True):\n"
+            "        return model(x)\n",
+        ],
+        "grad": [
+            # enable_grad around it (a no-op where autograd is on, a guarantee where it was off).
+            "def autocast_forward(model, x):\n"
+            "    with torch.enable_grad(), torch.autocast(device_type=x.device.type, dtype=torch.bfloat16):\n"
+            "        return model(x)\n",
+        ],
+    },
+    "amp-train-step": {
+        "values": [
+            # The forward pass and the loss on separate lines.
+            _amp_with(("        loss = loss_fn(model(x), y)\n", "        prediction = model(x)\n        loss = loss_fn(prediction, y)\n")),
+        ],
+        "amp": [
+            # unscale_ before step (the place for gradient clipping), torch.amp.autocast.
+            "def amp_train_step(model, x, y, optimizer, scaler, loss_fn, dtype=torch.bfloat16):\n"
+            "    model.zero_grad(set_to_none=True)\n"
+            "    with torch.amp.autocast(x.device.type, dtype=dtype):\n"
+            "        out = model(x)\n"
+            "        loss = loss_fn(out, y)\n"
+            "    scaler.scale(loss).backward()\n"
+            "    scaler.unscale_(optimizer)\n"
+            "    scaler.step(optimizer)\n"
+            "    scaler.update()\n"
+            "    return loss.detach()\n",
+            # zero_grad at the end; backward inside the autocast block (not recommended, but correct).
+            "def amp_train_step(model, x, y, optimizer, scaler, loss_fn, dtype=torch.bfloat16):\n"
+            "    with torch.autocast(device_type=x.device.type, dtype=dtype):\n"
+            "        loss = loss_fn(model(x), y)\n"
+            "        scaler.scale(loss).backward()\n"
+            "    scaler.step(optimizer)\n"
+            "    scaler.update()\n"
+            "    optimizer.zero_grad()\n"
+            "    return loss.detach()\n",
+        ],
+        "grad": [
+            # Gradients zeroed in place.
+            _amp_with(("optimizer.zero_grad()", "optimizer.zero_grad(set_to_none=False)")),
+        ],
+        "device": [
+            # The device type taken from the model's parameters.
+            _amp_with(("device_type=x.device.type", "device_type=next(model.parameters()).device.type")),
+        ],
+    },
+    "samples-per-second": {
+        "values": [
+            # float() around the division.
+            "def samples_per_second(fn, batch_size, device, warmup=2, repeats=5):\n"
+            "    seconds = measure(fn, warmup=warmup, repeats=repeats, device=device)\n"
+            "    return float(batch_size) / seconds\n",
+        ],
+        "amp": [
+            # One Timer per call, median by hand.
+            "def samples_per_second(fn, batch_size, device, warmup=2, repeats=5):\n"
+            "    import statistics\n"
+            "    for _ in range(warmup):\n"
+            "        fn()\n"
+            "    times = []\n"
+            "    for _ in range(repeats):\n"
+            "        with Timer(device) as t:\n"
+            "            fn()\n"
+            "        times.append(t.seconds)\n"
+            "    return float(batch_size / statistics.median(times))\n",
+            # The whole timed loop at once, synchronized on both ends (a mean instead of a median).
+            "def samples_per_second(fn, batch_size, device, warmup=2, repeats=5):\n"
+            "    for _ in range(warmup):\n"
+            "        fn()\n"
+            "    synchronize(device)\n"
+            "    start = time.perf_counter()\n"
+            "    for _ in range(repeats):\n"
+            "        fn()\n"
+            "    synchronize(device)\n"
+            "    return batch_size * repeats / (time.perf_counter() - start)\n",
+        ],
+    },
+}
+
+NOT_TESTED = {
+    "samples-per-second": {
+        "device": "the only thing it does with the device is synchronize it, which the amp row checks with a pretend CUDA "
+                  "device (coursekit.testing.ClockSpy); a CPU runner has no second real device to tell a written-in "
+                  "'cuda' from the argument, and there a written-in 'cuda' already fails the visible check.",
+    },
 }

@@ -1,4 +1,4 @@
-"""Other answers for lesson 08, the Build (see autograder/variants.py)."""
+"""Other answers for lesson 08, the Build (see autograder/variants.py), by class of mistake."""
 
 _READ_IDX_OK = '''
 def _read_idx(path, magic_expected, ndim):
@@ -16,119 +16,318 @@ def _read_idx(path, magic_expected, ndim):
     return torch.frombuffer(bytearray(raw[4 + 4 * ndim:]), dtype=torch.uint8).reshape(dims)
 '''
 
+_LABELS_OK = "\ndef load_labels(path):\n    return _read_idx(path, 2049, 1).long()\n"
+
+
+def _images(body: str) -> str:
+    """_read_idx and load_labels as they should be, and load_images returning ``body`` from x = the (N, 28, 28) uint8 images."""
+    return _READ_IDX_OK + "\ndef load_images(path):\n    x = _read_idx(path, 2051, 3)\n    return " + body + "\n" + _LABELS_OK
+
+
+def _mnist_model(layers: str, forward: str = "return self.net(x)") -> str:
+    return ("class MNISTModel(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+            f"        self.net = nn.Sequential({layers})\n"
+            f"    def forward(self, x):\n        {forward}\n")
+
+
+_LAYERS = ("nn.Linear(784, 256), nn.ReLU(), nn.Dropout(0.2), nn.Linear(256, 128), nn.ReLU(), nn.Dropout(0.2), "
+           "nn.Linear(128, 10)")
+
+_EPOCH = (
+    "def train_one_epoch(model, loader, optimizer, loss_fn, device):\n"
+    "    model.train()\n"
+    "    tl, c, n = 0.0, 0, 0\n"
+    "    for x, y in loader:\n"
+    "        x, y = x.to(device), y.to(device)\n"
+    "        optimizer.zero_grad()\n"
+    "        out = model(x)\n"
+    "        loss = loss_fn(out, y)\n"
+    "        loss.backward()\n"
+    "        optimizer.step()\n"
+    "        tl += loss.item() * len(y)\n"
+    "        c += (out.argmax(1) == y).sum().item()\n"
+    "        n += len(y)\n"
+    "    return tl / n, c / n\n"
+)
+
+
+def _epoch_with(*edits: tuple[str, str]) -> str:
+    source = _EPOCH
+    for old, new in edits:
+        assert old in source, f"variant edit does not apply: {old!r}"
+        source = source.replace(old, new)
+    return source
+
+
+_EVALUATE = (
+    "def evaluate(model, loader, loss_fn, device):\n"
+    "    model.eval()\n"
+    "    tl, c, n = 0.0, 0, 0\n"
+    "    with torch.no_grad():\n"
+    "        for x, y in loader:\n"
+    "            x, y = x.to(device), y.to(device)\n"
+    "            out = model(x)\n"
+    "            tl += loss_fn(out, y).item() * len(y)\n"
+    "            c += (out.argmax(1) == y).sum().item()\n"
+    "            n += len(y)\n"
+    "    return tl / n, c / n\n"
+)
+
+
+def _evaluate_with(*edits: tuple[str, str]) -> str:
+    source = _EVALUATE
+    for old, new in edits:
+        assert old in source, f"variant edit does not apply: {old!r}"
+        source = source.replace(old, new)
+    return source
+
+
 WRONG = {
-    "load-idx": [
-        # No header checks at all: frombuffer's own error is not a clear message.
-        _READ_IDX_OK.replace('    if magic != magic_expected:\n        raise ValueError(f"bad magic number {magic} in {path}")\n', "")
-        + "\ndef load_images(path):\n    x = _read_idx(path, 2051, 3)\n    return x.reshape(len(x), -1).float() / 255\n"
-        + "\ndef load_labels(path):\n    return _read_idx(path, 2049, 1).long()\n",
-        # Pixels left in [0, 255].
-        _READ_IDX_OK + "\ndef load_images(path):\n    x = _read_idx(path, 2051, 3)\n    return x.reshape(len(x), -1).float()\n"
-        + "\ndef load_labels(path):\n    return _read_idx(path, 2049, 1).long()\n",
-    ],
-    "mnist-model": [
-        # Softmax at the end: probabilities instead of logits.
-        "class MNISTModel(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
-        "        self.net = nn.Sequential(nn.Linear(784, 256), nn.ReLU(), nn.Dropout(0.2), nn.Linear(256, 128), nn.ReLU(),\n"
-        "                                 nn.Dropout(0.2), nn.Linear(128, 10), nn.Softmax(dim=1))\n"
-        "    def forward(self, x):\n        return self.net(x)\n",
-        # Dropout forgotten (same parameter count).
-        "class MNISTModel(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
-        "        self.net = nn.Sequential(nn.Linear(784, 256), nn.ReLU(), nn.Linear(256, 128), nn.ReLU(), nn.Linear(128, 10))\n"
-        "    def forward(self, x):\n        return self.net(x)\n",
-    ],
-    "train-one-epoch": [
-        # No zero_grad: gradients accumulate.
-        "def train_one_epoch(model, loader, optimizer, loss_fn, device):\n    model.train()\n    tl, c, n = 0.0, 0, 0\n"
-        "    for x, y in loader:\n        x, y = x.to(device), y.to(device)\n        out = model(x)\n        loss = loss_fn(out, y)\n"
-        "        loss.backward()\n        optimizer.step()\n        tl += loss.item() * len(y)\n"
-        "        c += (out.argmax(1) == y).sum().item()\n        n += len(y)\n    return tl / n, c / n\n",
-        # Never switches to train(): a model left in eval() trains without dropout.
-        "def train_one_epoch(model, loader, optimizer, loss_fn, device):\n    tl, c, n = 0.0, 0, 0\n"
-        "    for x, y in loader:\n        x, y = x.to(device), y.to(device)\n        optimizer.zero_grad()\n        out = model(x)\n"
-        "        loss = loss_fn(out, y)\n        loss.backward()\n        optimizer.step()\n        tl += loss.item() * len(y)\n"
-        "        c += (out.argmax(1) == y).sum().item()\n        n += len(y)\n    return tl / n, c / n\n",
-        # Mean of batch means: wrong when the last batch is smaller.
-        "def train_one_epoch(model, loader, optimizer, loss_fn, device):\n    model.train()\n    losses, accs = [], []\n"
-        "    for x, y in loader:\n        x, y = x.to(device), y.to(device)\n        optimizer.zero_grad()\n        out = model(x)\n"
-        "        loss = loss_fn(out, y)\n        loss.backward()\n        optimizer.step()\n        losses.append(loss.item())\n"
-        "        accs.append((out.argmax(1) == y).float().mean().item())\n    return sum(losses) / len(losses), sum(accs) / len(accs)\n",
-    ],
-    "evaluate": [
-        # Missing eval(): dropout stays on, results vary.
-        "def evaluate(model, loader, loss_fn, device):\n    tl, c, n = 0.0, 0, 0\n    with torch.no_grad():\n"
-        "        for x, y in loader:\n            x, y = x.to(device), y.to(device)\n            out = model(x)\n"
-        "            tl += loss_fn(out, y).item() * len(y)\n            c += (out.argmax(1) == y).sum().item()\n            n += len(y)\n"
-        "    return tl / n, c / n\n",
-        # Missing no_grad: builds a graph for nothing.
-        "def evaluate(model, loader, loss_fn, device):\n    model.eval()\n    tl, c, n = 0.0, 0, 0\n"
-        "    for x, y in loader:\n        x, y = x.to(device), y.to(device)\n        out = model(x)\n"
-        "        tl += loss_fn(out, y).item() * len(y)\n        c += (out.argmax(1) == y).sum().item()\n        n += len(y)\n"
-        "    return tl / n, c / n\n",
-    ],
-    "train-mnist": [
-        # A learning rate far too small: the model never gets good.
-        "set_seed(0)\nhistory = {'train_loss': [], 'train_acc': [], 'test_loss': [], 'test_acc': []}\n"
-        "model = MNISTModel()\noptimizer = torch.optim.SGD(model.parameters(), lr=1e-4)\nloss_fn = nn.CrossEntropyLoss()\n"
-        "for epoch in range(10):\n    a = train_one_epoch(model, [next(iter(fast_loader))], optimizer, loss_fn, device)\n"
-        "    b = evaluate(model, test_loader, loss_fn, device)\n"
-        "    for k, v in zip(history, a + b):\n        history[k].append(v)\n"
-        "torch.save(model.state_dict(), 'mnist_mlp.pt')\n",
-        # The optimizer was built for another model's parameters: the trained model never moves.
-        "set_seed(0)\nhistory = {'train_loss': [], 'train_acc': [], 'test_loss': [], 'test_acc': []}\n"
-        "model = MNISTModel().to(device)\n"
-        "optimizer = torch.optim.Adam(MNISTModel().parameters(), lr=1e-3, fused=True)\n"
-        "for epoch in range(10):\n    a = train_one_epoch(model, [next(iter(fast_loader))], optimizer, nn.CrossEntropyLoss(), device)\n"
-        "    b = evaluate(model, test_batches, nn.CrossEntropyLoss(), device)\n"
-        "    for k, v in zip(history, a + b):\n        history[k].append(v)\n"
-        "torch.save(model.state_dict(), 'mnist_mlp.pt')\n",
-    ],
+    "load-idx": {
+        "values": [
+            # No magic-number check: a labels file (or anything gzipped) is read as images.
+            _READ_IDX_OK.replace('    if magic != magic_expected:\n        raise ValueError(f"bad magic number {magic} in {path}")\n', "")
+            + "\ndef load_images(path):\n    x = _read_idx(path, 2051, 3)\n    return x.reshape(len(x), -1).float() / 255\n"
+            + _LABELS_OK,
+            # No size check: a truncated body gives a RuntimeError from reshape, not a ValueError that says so.
+            _READ_IDX_OK.replace('    if len(raw) - 4 - 4 * ndim != size:\n        raise ValueError(f"{path} is truncated")\n', "")
+            + "\ndef load_images(path):\n    x = _read_idx(path, 2051, 3)\n    return x.reshape(len(x), -1).float() / 255\n"
+            + _LABELS_OK,
+        ],
+        "dtype": [
+            # Pixels left in [0, 255].
+            _images("x.reshape(len(x), -1).float()"),
+            # float64 pixels.
+            _images("x.reshape(len(x), -1).double() / 255"),
+        ],
+        "format": [
+            # Divides by the data's own maximum: right for MNIST, whose brightest pixel is 255, wrong for dimmer images.
+            _images("x.reshape(len(x), -1).float() / x.max()"),
+            # Min-max scaling: the data's own range instead of the format's 0..255.
+            _images("(x.reshape(len(x), -1).float() - x.min()) / (x.max() - x.min())"),
+        ],
+    },
+    "mnist-model": {
+        "values": [
+            # Dropout forgotten (same parameter count).
+            _mnist_model("nn.Linear(784, 256), nn.ReLU(), nn.Linear(256, 128), nn.ReLU(), nn.Linear(128, 10)"),
+        ],
+        "logits": [
+            # Softmax at the end: probabilities instead of logits.
+            _mnist_model(_LAYERS + ", nn.Softmax(dim=1)"),
+            # LogSoftmax at the end: log-probabilities.
+            _mnist_model(_LAYERS + ", nn.LogSoftmax(dim=1)"),
+        ],
+        "shapes": [
+            # squeeze() in forward: a batch of one comes out as (10,).
+            _mnist_model(_LAYERS, "return self.net(x).squeeze()"),
+            # Flattens from dimension 0: the whole batch becomes one long vector.
+            _mnist_model("nn.Flatten(0), " + _LAYERS),
+        ],
+    },
+    "train-one-epoch": {
+        "values": [
+            # Mean of batch means: wrong when the last batch is smaller.
+            "def train_one_epoch(model, loader, optimizer, loss_fn, device):\n    model.train()\n    losses, accs = [], []\n"
+            "    for x, y in loader:\n        x, y = x.to(device), y.to(device)\n        optimizer.zero_grad()\n        out = model(x)\n"
+            "        loss = loss_fn(out, y)\n        loss.backward()\n        optimizer.step()\n        losses.append(loss.item())\n"
+            "        accs.append((out.argmax(1) == y).float().mean().item())\n    return sum(losses) / len(losses), sum(accs) / len(accs)\n",
+        ],
+        "modes": [
+            # Never switches to train(): a model left in eval() trains without dropout.
+            _epoch_with(("    model.train()\n", "")),
+        ],
+        "grad": [
+            # No zero_grad: gradients accumulate.
+            _epoch_with(("        optimizer.zero_grad()\n", "")),
+            # zero_grad between backward and step: every step sees zero gradients.
+            _epoch_with(("        optimizer.zero_grad()\n", ""), ("        optimizer.step()\n", "        optimizer.zero_grad()\n        optimizer.step()\n")),
+        ],
+        "device": [
+            # Never moves the batches: right by accident while the model is on the CPU.
+            _epoch_with(("        x, y = x.to(device), y.to(device)\n", "")),
+            # Moves them to 'cpu', written in.
+            _epoch_with(("x.to(device), y.to(device)", "x.to('cpu'), y.to('cpu')")),
+        ],
+        "logits": [
+            # Probabilities into CrossEntropyLoss.
+            _epoch_with(("loss = loss_fn(out, y)", "loss = loss_fn(out.softmax(dim=1), y)")),
+        ],
+    },
+    "evaluate": {
+        "values": [
+            # Mean of batch means: wrong when the last batch is smaller.
+            "def evaluate(model, loader, loss_fn, device):\n    model.eval()\n    losses, accs = [], []\n    with torch.no_grad():\n"
+            "        for x, y in loader:\n            x, y = x.to(device), y.to(device)\n            out = model(x)\n"
+            "            losses.append(loss_fn(out, y).item())\n            accs.append((out.argmax(1) == y).float().mean().item())\n"
+            "    return sum(losses) / len(losses), sum(accs) / len(accs)\n",
+        ],
+        "modes": [
+            # Missing eval(): dropout stays on, results vary.
+            _evaluate_with(("    model.eval()\n", "")),
+        ],
+        "grad": [
+            # Missing no_grad: builds a graph for nothing.
+            "def evaluate(model, loader, loss_fn, device):\n    model.eval()\n    tl, c, n = 0.0, 0, 0\n"
+            "    for x, y in loader:\n        x, y = x.to(device), y.to(device)\n        out = model(x)\n"
+            "        tl += loss_fn(out, y).item() * len(y)\n        c += (out.argmax(1) == y).sum().item()\n        n += len(y)\n"
+            "    return tl / n, c / n\n",
+        ],
+        "device": [
+            # Never moves the batches.
+            _evaluate_with(("            x, y = x.to(device), y.to(device)\n", "")),
+            # Moves them to 'cpu', written in.
+            _evaluate_with(("x.to(device), y.to(device)", "x.to('cpu'), y.to('cpu')")),
+        ],
+        "logits": [
+            # Probabilities into the loss function.
+            _evaluate_with(("loss_fn(out, y)", "loss_fn(torch.softmax(out, dim=1), y)")),
+        ],
+    },
+    "train-mnist": {
+        "values": [
+            # A learning rate far too small: the model never gets good.
+            "set_seed(0)\nhistory = {'train_loss': [], 'train_acc': [], 'test_loss': [], 'test_acc': []}\n"
+            "model = MNISTModel()\noptimizer = torch.optim.SGD(model.parameters(), lr=1e-4)\nloss_fn = nn.CrossEntropyLoss()\n"
+            "for epoch in range(10):\n    a = train_one_epoch(model, [next(iter(fast_loader))], optimizer, loss_fn, device)\n"
+            "    b = evaluate(model, test_loader, loss_fn, device)\n"
+            "    for k, v in zip(history, a + b):\n        history[k].append(v)\n"
+            "torch.save(model.state_dict(), 'mnist_mlp.pt')\n",
+            # The optimizer was built for another model's parameters: the trained model never moves.
+            "set_seed(0)\nhistory = {'train_loss': [], 'train_acc': [], 'test_loss': [], 'test_acc': []}\n"
+            "model = MNISTModel().to(device)\n"
+            "optimizer = torch.optim.Adam(MNISTModel().parameters(), lr=1e-3, fused=True)\n"
+            "for epoch in range(10):\n    a = train_one_epoch(model, [next(iter(fast_loader))], optimizer, nn.CrossEntropyLoss(), device)\n"
+            "    b = evaluate(model, test_batches, nn.CrossEntropyLoss(), device)\n"
+            "    for k, v in zip(history, a + b):\n        history[k].append(v)\n"
+            "torch.save(model.state_dict(), 'mnist_mlp.pt')\n",
+        ],
+    },
 }
 
 RIGHT = {
-    "load-idx": [
-        _READ_IDX_OK + "\ndef load_images(path):\n    x = _read_idx(path, 2051, 3)\n    return x.flatten(1).to(torch.float32).div(255)\n"
-        + "\ndef load_labels(path):\n    return _read_idx(path, 2049, 1).to(torch.int64)\n",
-    ],
-    "mnist-model": [
-        "class MNISTModel(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
-        "        self.fc1, self.fc2, self.fc3 = nn.Linear(784, 256), nn.Linear(256, 128), nn.Linear(128, 10)\n"
-        "        self.drop = nn.Dropout(0.2)\n        self.drop2 = nn.Dropout(p=0.2)\n"
-        "    def forward(self, x):\n        x = self.drop(torch.relu(self.fc1(x)))\n        x = self.drop2(torch.relu(self.fc2(x)))\n"
-        "        return self.fc3(x)\n",
-    ],
-    "train-one-epoch": [
-        "def train_one_epoch(model, loader, optimizer, loss_fn, device):\n    model.train()\n"
-        "    total = torch.zeros(()); correct = torch.zeros((), dtype=torch.long); n = 0\n"
-        "    for x, y in loader:\n        x = x.to(device); y = y.to(device)\n        optimizer.zero_grad(set_to_none=True)\n"
-        "        logits = model(x)\n        loss = loss_fn(logits, y)\n        loss.backward()\n        optimizer.step()\n"
-        "        total += loss.detach().cpu() * y.numel()\n        correct += (logits.argmax(-1) == y).sum().cpu()\n        n += y.numel()\n"
-        "    return float(total / n), float(correct) / n\n",
-    ],
-    "evaluate": [
-        "@torch.inference_mode()\ndef evaluate(model, loader, loss_fn, device):\n    model.eval()\n    losses, hits, n = [], 0, 0\n"
-        "    for x, y in loader:\n        out = model(x.to(device))\n        y = y.to(device)\n"
-        "        losses.append(loss_fn(out, y).item() * len(y))\n        hits += int((out.argmax(1) == y).sum())\n        n += len(y)\n"
-        "    return sum(losses) / n, hits / n\n",
-    ],
-    "train-mnist": [
-        # Plain Adam (not fused) and a differently written loop: just as correct.
-        "set_seed(0)\nhistory = {'train_loss': [], 'train_acc': [], 'test_loss': [], 'test_acc': []}\n"
-        "model = MNISTModel().to(device)\noptimizer = torch.optim.Adam(model.parameters(), lr=1e-3)\n"
-        "for epoch in range(10):\n    r = train_one_epoch(model, fast_loader, optimizer, nn.CrossEntropyLoss(), device)\n"
-        "    r = r + evaluate(model, test_loader, nn.CrossEntropyLoss(), device)\n"
-        "    for k, v in zip(history, r):\n        history[k].append(v)\n"
-        "torch.save(model.state_dict(), 'mnist_mlp.pt')\n",
-        # The loop written out inline instead of calling train_one_epoch: any correct loop keeps full marks.
-        "set_seed(0)\nhistory = {'train_loss': [], 'train_acc': [], 'test_loss': [], 'test_acc': []}\n"
-        "model = MNISTModel().to(device)\noptimizer = torch.optim.Adam(model.parameters(), lr=1e-3, fused=True)\n"
-        "loss_fn = nn.CrossEntropyLoss()\n"
-        "for epoch in tqdm(range(10)):\n    model.train()\n    total, hits, n = 0.0, 0, 0\n"
-        "    for xb, yb in fast_loader:\n        optimizer.zero_grad()\n        out = model(xb)\n"
-        "        loss = loss_fn(out, yb)\n        loss.backward()\n        optimizer.step()\n"
-        "        total += loss.item() * len(yb)\n        hits += (out.argmax(1) == yb).sum().item()\n        n += len(yb)\n"
-        "    test_loss, test_acc = evaluate(model, test_batches, loss_fn, device)\n"
-        "    for k, v in zip(history, (total / n, hits / n, test_loss, test_acc)):\n        history[k].append(v)\n"
-        "torch.save(model.state_dict(), 'mnist_mlp.pt')\n",
-    ],
+    "load-idx": {
+        "values": [
+            # flatten(1), .to(float32).div(255), to(torch.int64).
+            _READ_IDX_OK + "\ndef load_images(path):\n    x = _read_idx(path, 2051, 3)\n    return x.flatten(1).to(torch.float32).div(255)\n"
+            + "\ndef load_labels(path):\n    return _read_idx(path, 2049, 1).to(torch.int64)\n",
+        ],
+        "dtype": [
+            # Multiplied by 1 / 255 after .float().
+            _images("x.reshape(x.shape[0], 28 * 28).float() * (1 / 255)"),
+        ],
+        "format": [
+            # The format's constant as a float, divided in place.
+            _images("x.view(len(x), -1).float().div_(255.0)"),
+        ],
+    },
+    "mnist-model": {
+        "values": [
+            # Named layers, torch.relu in forward.
+            "class MNISTModel(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+            "        self.fc1, self.fc2, self.fc3 = nn.Linear(784, 256), nn.Linear(256, 128), nn.Linear(128, 10)\n"
+            "        self.drop = nn.Dropout(0.2)\n        self.drop2 = nn.Dropout(p=0.2)\n"
+            "    def forward(self, x):\n        x = self.drop(torch.relu(self.fc1(x)))\n        x = self.drop2(torch.relu(self.fc2(x)))\n"
+            "        return self.fc3(x)\n",
+        ],
+        "logits": [
+            # A plain Linear last, then the raw scores.
+            _mnist_model(_LAYERS, "logits = self.net(x)\n        return logits"),
+        ],
+        "shapes": [
+            # Flattens from dimension 1, so (B, 784) and (B, 28, 28) both work.
+            _mnist_model(_LAYERS, "return self.net(x.flatten(1))"),
+            # view with the batch size read from the input.
+            _mnist_model(_LAYERS, "return self.net(x.view(x.size(0), -1))"),
+        ],
+    },
+    "train-one-epoch": {
+        "values": [
+            # Tensor accumulators, one .item() at the end.
+            "def train_one_epoch(model, loader, optimizer, loss_fn, device):\n    model.train()\n"
+            "    total = torch.zeros(()); correct = torch.zeros((), dtype=torch.long); n = 0\n"
+            "    for x, y in loader:\n        x = x.to(device); y = y.to(device)\n        optimizer.zero_grad(set_to_none=True)\n"
+            "        logits = model(x)\n        loss = loss_fn(logits, y)\n        loss.backward()\n        optimizer.step()\n"
+            "        total += loss.detach().cpu() * y.numel()\n        correct += (logits.argmax(-1) == y).sum().cpu()\n        n += y.numel()\n"
+            "    return float(total / n), float(correct) / n\n",
+        ],
+        "modes": [
+            # train(True).
+            _epoch_with(("model.train()", "model.train(True)")),
+        ],
+        "grad": [
+            # model.zero_grad().
+            _epoch_with(("optimizer.zero_grad()", "model.zero_grad()")),
+        ],
+        "device": [
+            # device= as a keyword, non_blocking copies.
+            _epoch_with(("x.to(device), y.to(device)", "x.to(device=device, non_blocking=True), y.to(device=device, non_blocking=True)")),
+        ],
+        "logits": [
+            # The forward pass written into the loss call, logits recomputed for the accuracy under no_grad.
+            _epoch_with(("        out = model(x)\n        loss = loss_fn(out, y)\n", "        loss = loss_fn(model(x), y)\n"),
+                        ("        c += (out.argmax(1) == y).sum().item()\n",
+                         "        with torch.no_grad():\n            c += (model(x).argmax(1) == y).sum().item()\n")),
+        ],
+    },
+    "evaluate": {
+        "values": [
+            # inference_mode as a decorator, losses collected in a list.
+            "@torch.inference_mode()\ndef evaluate(model, loader, loss_fn, device):\n    model.eval()\n    losses, hits, n = [], 0, 0\n"
+            "    for x, y in loader:\n        out = model(x.to(device))\n        y = y.to(device)\n"
+            "        losses.append(loss_fn(out, y).item() * len(y))\n        hits += int((out.argmax(1) == y).sum())\n        n += len(y)\n"
+            "    return sum(losses) / n, hits / n\n",
+        ],
+        "modes": [
+            # train(False).
+            _evaluate_with(("model.eval()", "model.train(False)")),
+        ],
+        "grad": [
+            # inference_mode as a block.
+            _evaluate_with(("torch.no_grad()", "torch.inference_mode()")),
+        ],
+        "device": [
+            # device= as a keyword.
+            _evaluate_with(("x.to(device), y.to(device)", "x.to(device=device), y.to(device=device)")),
+        ],
+        "logits": [
+            # The logits kept in a variable of their own.
+            _evaluate_with(("            out = model(x)\n            tl += loss_fn(out, y).item() * len(y)\n",
+                            "            out = model(x)\n            logits = out\n            tl += loss_fn(logits, y).item() * len(y)\n")),
+        ],
+    },
+    "train-mnist": {
+        "values": [
+            # Plain Adam (not fused) and a differently written loop: just as correct.
+            "set_seed(0)\nhistory = {'train_loss': [], 'train_acc': [], 'test_loss': [], 'test_acc': []}\n"
+            "model = MNISTModel().to(device)\noptimizer = torch.optim.Adam(model.parameters(), lr=1e-3)\n"
+            "for epoch in range(10):\n    r = train_one_epoch(model, fast_loader, optimizer, nn.CrossEntropyLoss(), device)\n"
+            "    r = r + evaluate(model, test_loader, nn.CrossEntropyLoss(), device)\n"
+            "    for k, v in zip(history, r):\n        history[k].append(v)\n"
+            "torch.save(model.state_dict(), 'mnist_mlp.pt')\n",
+            # The loop written out inline instead of calling train_one_epoch: any correct loop keeps full marks.
+            "set_seed(0)\nhistory = {'train_loss': [], 'train_acc': [], 'test_loss': [], 'test_acc': []}\n"
+            "model = MNISTModel().to(device)\noptimizer = torch.optim.Adam(model.parameters(), lr=1e-3, fused=True)\n"
+            "loss_fn = nn.CrossEntropyLoss()\n"
+            "for epoch in tqdm(range(10)):\n    model.train()\n    total, hits, n = 0.0, 0, 0\n"
+            "    for xb, yb in fast_loader:\n        optimizer.zero_grad()\n        out = model(xb)\n"
+            "        loss = loss_fn(out, yb)\n        loss.backward()\n        optimizer.step()\n"
+            "        total += loss.item() * len(yb)\n        hits += (out.argmax(1) == yb).sum().item()\n        n += len(yb)\n"
+            "    test_loss, test_acc = evaluate(model, test_batches, loss_fn, device)\n"
+            "    for k, v in zip(history, (total / n, hits / n, test_loss, test_acc)):\n        history[k].append(v)\n"
+            "torch.save(model.state_dict(), 'mnist_mlp.pt')\n",
+        ],
+    },
+}
+
+NOT_TESTED = {
+    "train-mnist": {
+        "randomness": "set_seed(0) and fast_loader's own generator are given outside the solution, and the hidden test "
+                      "measures the saved model's accuracy on the real test set, not its exact weights.",
+        "device": "the cell runs at the notebook's top level, where the notebook's `device` is the right one to use; "
+                  "train_one_epoch and evaluate are tested for device handling, and the GPU cell runs them on CUDA.",
+    },
+    "load-idx": {
+        "device": "the loaders read files into CPU memory; the training code moves the data afterwards.",
+    },
 }

@@ -1,4 +1,4 @@
-"""Other answers for lesson 09, patterns (see autograder/variants.py)."""
+"""Other answers for lesson 09, patterns (see autograder/variants.py), by class of mistake."""
 
 _SEEDED_BODY = (
     "    optimizer = torch.optim.SGD(model.parameters(), lr=0.05, momentum=0.9)\n"
@@ -23,29 +23,59 @@ def load_checkpoint(path, model, optimizer, scheduler, loader_generator):
     return state["epoch"]
 '''
 
+
+def _predict(body: str) -> str:
+    return "def predict(model, x):\n" + body
+
+
 WRONG = {
-    "seeded-run": [
-        # Seeds after the model is built: the initial weights are not repeatable.
-        "def seeded_run(seed, x, y, epochs=1):\n    model = MNISTModel().to(x.device)\n    set_seed(seed)\n" + _SEEDED_BODY,
-        # Ignores its argument: always seed 0 (passes the visible check, which uses seed 0).
-        "def seeded_run(seed, x, y, epochs=1):\n    set_seed(0)\n    model = MNISTModel().to(x.device)\n"
-        + _SEEDED_BODY.replace("manual_seed(seed)", "manual_seed(0)"),
-        # Seeds Python's random only: torch draws are untouched.
-        "def seeded_run(seed, x, y, epochs=1):\n    random.seed(seed)\n    model = MNISTModel().to(x.device)\n" + _SEEDED_BODY,
-    ],
-    "checkpoint": [
-        # Weights, scheduler, epoch and RNG, but no optimizer state: momentum restarts at zero.
-        _SAVE_OK.replace('"optimizer": optimizer.state_dict(), ', "")
-        + _LOAD_OK.replace('    optimizer.load_state_dict(state["optimizer"])\n', ""),
-        # No RNG states: dropout masks and shuffles of the first epochs are replayed.
-        _SAVE_OK + _LOAD_OK.replace('    torch.set_rng_state(state["torch_rng"])\n    loader_generator.set_state(state["loader_rng"])\n', ""),
-        # Restores the loader state into a new generator, not the one the batches use.
-        _SAVE_OK + _LOAD_OK.replace('    loader_generator.set_state(state["loader_rng"])\n',
-                                    '    loader_generator = torch.Generator()\n    loader_generator.set_state(state["loader_rng"])\n'),
-        # Loads with weights_only=False (passes the visible check).
-        _SAVE_OK + _LOAD_OK.replace("weights_only=True", "weights_only=False"),
-        # Pickles the objects themselves (passes the visible check; the file needs weights_only=False).
-        '''
+    "seeded-run": {
+        "values": [
+            # A new optimizer every epoch: the momentum restarts at zero each time.
+            "def seeded_run(seed, x, y, epochs=1):\n    set_seed(seed)\n    model = MNISTModel().to(x.device)\n"
+            "    batches = InMemoryBatches(x, y, batch_size=64, generator=torch.Generator().manual_seed(seed))\n"
+            "    losses = []\n    for _ in range(epochs):\n"
+            "        optimizer = torch.optim.SGD(model.parameters(), lr=0.05, momentum=0.9)\n"
+            "        losses.append(train_one_epoch(model, batches, optimizer, loss_fn, x.device)[0])\n"
+            "    return losses, model\n",
+        ],
+        "randomness": [
+            # Seeds after the model is built: the initial weights are not repeatable.
+            "def seeded_run(seed, x, y, epochs=1):\n    model = MNISTModel().to(x.device)\n    set_seed(seed)\n" + _SEEDED_BODY,
+            # Ignores its argument: always seed 0 (passes the visible check, which uses seed 0).
+            "def seeded_run(seed, x, y, epochs=1):\n    set_seed(0)\n    model = MNISTModel().to(x.device)\n"
+            + _SEEDED_BODY.replace("manual_seed(seed)", "manual_seed(0)"),
+            # Seeds Python's random only: torch draws are untouched.
+            "def seeded_run(seed, x, y, epochs=1):\n    random.seed(seed)\n    model = MNISTModel().to(x.device)\n" + _SEEDED_BODY,
+            # torch.manual_seed, but the batches shuffled by the global generator: repeatable, yet the shuffle order
+            # depends on how many numbers the model drew (the exercise asks for a generator of the batches' own).
+            "def seeded_run(seed, x, y, epochs=1):\n    torch.manual_seed(seed)\n    model = MNISTModel().to(x.device)\n"
+            "    opt = torch.optim.SGD(model.parameters(), lr=0.05, momentum=0.9)\n"
+            "    batches = InMemoryBatches(x, y, 64)\n    losses = []\n    for _ in range(epochs):\n"
+            "        loss, _ = train_one_epoch(model, batches, opt, loss_fn, x.device)\n        losses.append(loss)\n"
+            "    return losses, model\n",
+            # The batches' generator seeded with a fixed number: every seed shuffles alike.
+            "def seeded_run(seed, x, y, epochs=1):\n    set_seed(seed)\n    model = MNISTModel().to(x.device)\n"
+            + _SEEDED_BODY.replace("manual_seed(seed)", "manual_seed(1234)"),
+        ],
+        "device": [
+            # The model and the training on the notebook's global device instead of x.device.
+            "def seeded_run(seed, x, y, epochs=1):\n    set_seed(seed)\n    model = MNISTModel().to(device)\n"
+            + _SEEDED_BODY.replace("x.device", "device"),
+        ],
+    },
+    "checkpoint": {
+        "values": [
+            # Weights, scheduler, epoch and RNG, but no optimizer state: momentum restarts at zero.
+            _SAVE_OK.replace('"optimizer": optimizer.state_dict(), ', "")
+            + _LOAD_OK.replace('    optimizer.load_state_dict(state["optimizer"])\n', ""),
+            # Restores the loader state into a new generator, not the one the batches use.
+            _SAVE_OK + _LOAD_OK.replace('    loader_generator.set_state(state["loader_rng"])\n',
+                                        '    loader_generator = torch.Generator()\n    loader_generator.set_state(state["loader_rng"])\n'),
+            # Loads with weights_only=False (passes the visible check).
+            _SAVE_OK + _LOAD_OK.replace("weights_only=True", "weights_only=False"),
+            # Pickles the objects themselves (passes the visible check; the file needs weights_only=False).
+            '''
 def save_checkpoint(path, model, optimizer, scheduler, epoch, loader_generator):
     torch.save({"model": model, "optimizer": optimizer, "scheduler": scheduler, "epoch": epoch,
                 "torch_rng": torch.get_rng_state(), "loader_rng": loader_generator.get_state()}, path)
@@ -59,63 +89,119 @@ def load_checkpoint(path, model, optimizer, scheduler, loader_generator):
     loader_generator.set_state(state["loader_rng"])
     return state["epoch"]
 ''',
-    ],
-    "clip-and-step": [
-        # Clips each value, not the norm: changes the direction.
-        "def clip_and_step(model, optimizer, max_norm):\n"
-        "    norm = torch.sqrt(sum((p.grad ** 2).sum() for p in model.parameters() if p.grad is not None))\n"
-        "    torch.nn.utils.clip_grad_value_(model.parameters(), max_norm)\n"
-        "    optimizer.step()\n    return float(norm)\n",
-        # Steps before clipping: the update used the full gradient.
-        "def clip_and_step(model, optimizer, max_norm):\n    optimizer.step()\n"
-        "    return float(torch.nn.utils.clip_grad_norm_(model.parameters(), max_norm))\n",
-        # Returns the norm after clipping.
-        "def clip_and_step(model, optimizer, max_norm):\n"
-        "    torch.nn.utils.clip_grad_norm_(model.parameters(), max_norm)\n    optimizer.step()\n"
-        "    return float(torch.sqrt(sum((p.grad ** 2).sum() for p in model.parameters() if p.grad is not None)))\n",
-        # Always rescales to max_norm, also when the norm is below it (passes the visible check).
-        "def clip_and_step(model, optimizer, max_norm):\n"
-        "    grads = [p.grad for p in model.parameters() if p.grad is not None]\n"
-        "    norm = torch.sqrt(sum((g ** 2).sum() for g in grads))\n"
-        "    for g in grads:\n        g.mul_(max_norm / norm)\n"
-        "    optimizer.step()\n    return norm.item()\n",
-        # Hand-written, forgets frozen parameters whose .grad is None (passes the visible check).
-        "def clip_and_step(model, optimizer, max_norm):\n"
-        "    norm = torch.stack([p.grad.norm() for p in model.parameters()]).norm()\n"
-        "    if norm > max_norm:\n        for p in model.parameters():\n            p.grad.mul_(max_norm / norm)\n"
-        "    optimizer.step()\n    return norm.item()\n",
-        # Clips each tensor to max_norm on its own.
-        "def clip_and_step(model, optimizer, max_norm):\n"
-        "    norm = torch.sqrt(sum((p.grad ** 2).sum() for p in model.parameters() if p.grad is not None))\n"
-        "    for p in model.parameters():\n        torch.nn.utils.clip_grad_norm_([p], max_norm)\n"
-        "    optimizer.step()\n    return float(norm)\n",
-    ],
-    "predict": [
-        # no_grad only: dropout stays on.
-        "def predict(model, x):\n    with torch.no_grad():\n        return model(x)\n",
-        # eval() and never switches back.
-        "def predict(model, x):\n    model.eval()\n    with torch.no_grad():\n        return model(x)\n",
-        # Always switches training back on (passes the visible check, whose model was training).
-        "def predict(model, x):\n    model.eval()\n    with torch.no_grad():\n        out = model(x)\n    model.train()\n    return out\n",
-        # Eval mode but builds a graph.
-        "def predict(model, x):\n    mode = model.training\n    model.eval()\n    out = model(x)\n    model.train(mode)\n    return out\n",
-    ],
+            # No scheduler state: the learning rate restarts at its first value.
+            _SAVE_OK.replace('"scheduler": scheduler.state_dict(),\n               ', "\n               ")
+            + _LOAD_OK.replace('    scheduler.load_state_dict(state["scheduler"])\n', ""),
+        ],
+        "randomness": [
+            # No RNG states: dropout masks and shuffles of the first epochs are replayed.
+            _SAVE_OK + _LOAD_OK.replace('    torch.set_rng_state(state["torch_rng"])\n    loader_generator.set_state(state["loader_rng"])\n', ""),
+            # Saves the global generator's state but never restores it: the dropout masks depend on whatever ran before.
+            _SAVE_OK + _LOAD_OK.replace('    torch.set_rng_state(state["torch_rng"])\n', ""),
+        ],
+    },
+    "clip-and-step": {
+        "values": [
+            # Clips each value, not the norm: changes the direction.
+            "def clip_and_step(model, optimizer, max_norm):\n"
+            "    norm = torch.sqrt(sum((p.grad ** 2).sum() for p in model.parameters() if p.grad is not None))\n"
+            "    torch.nn.utils.clip_grad_value_(model.parameters(), max_norm)\n"
+            "    optimizer.step()\n    return float(norm)\n",
+            # Steps before clipping: the update used the full gradient.
+            "def clip_and_step(model, optimizer, max_norm):\n    optimizer.step()\n"
+            "    return float(torch.nn.utils.clip_grad_norm_(model.parameters(), max_norm))\n",
+            # Returns the norm after clipping.
+            "def clip_and_step(model, optimizer, max_norm):\n"
+            "    torch.nn.utils.clip_grad_norm_(model.parameters(), max_norm)\n    optimizer.step()\n"
+            "    return float(torch.sqrt(sum((p.grad ** 2).sum() for p in model.parameters() if p.grad is not None)))\n",
+            # Always rescales to max_norm, also when the norm is below it (passes the visible check).
+            "def clip_and_step(model, optimizer, max_norm):\n"
+            "    grads = [p.grad for p in model.parameters() if p.grad is not None]\n"
+            "    norm = torch.sqrt(sum((g ** 2).sum() for g in grads))\n"
+            "    for g in grads:\n        g.mul_(max_norm / norm)\n"
+            "    optimizer.step()\n    return norm.item()\n",
+            # Hand-written, forgets frozen parameters whose .grad is None (passes the visible check).
+            "def clip_and_step(model, optimizer, max_norm):\n"
+            "    norm = torch.stack([p.grad.norm() for p in model.parameters()]).norm()\n"
+            "    if norm > max_norm:\n        for p in model.parameters():\n            p.grad.mul_(max_norm / norm)\n"
+            "    optimizer.step()\n    return norm.item()\n",
+            # Clips each tensor to max_norm on its own.
+            "def clip_and_step(model, optimizer, max_norm):\n"
+            "    norm = torch.sqrt(sum((p.grad ** 2).sum() for p in model.parameters() if p.grad is not None))\n"
+            "    for p in model.parameters():\n        torch.nn.utils.clip_grad_norm_([p], max_norm)\n"
+            "    optimizer.step()\n    return float(norm)\n",
+        ],
+    },
+    "predict": {
+        "values": [
+            # Returns the predicted classes instead of the logits.
+            _predict("    mode = model.training\n    model.eval()\n    with torch.no_grad():\n        out = model(x).argmax(dim=1)\n"
+                     "    model.train(mode)\n    return out\n"),
+        ],
+        "modes": [
+            # no_grad only: dropout stays on.
+            _predict("    with torch.no_grad():\n        return model(x)\n"),
+            # eval() and never switches back.
+            _predict("    model.eval()\n    with torch.no_grad():\n        return model(x)\n"),
+            # Always switches training back on (passes the visible check, whose model was training).
+            _predict("    model.eval()\n    with torch.no_grad():\n        out = model(x)\n    model.train()\n    return out\n"),
+        ],
+        "grad": [
+            # Eval mode but builds a graph.
+            _predict("    mode = model.training\n    model.eval()\n    out = model(x)\n    model.train(mode)\n    return out\n"),
+            # Builds the graph, then detaches the result: no graph is returned, but one was built for nothing.
+            _predict("    mode = model.training\n    model.eval()\n    out = model(x).detach()\n    model.train(mode)\n    return out\n"),
+        ],
+        "logits": [
+            # Probabilities instead of logits.
+            _predict("    mode = model.training\n    model.eval()\n    with torch.no_grad():\n        out = model(x).softmax(dim=1)\n"
+                     "    model.train(mode)\n    return out\n"),
+        ],
+        "shapes": [
+            # squeeze() on the way out: a batch of one loses its batch dimension.
+            _predict("    mode = model.training\n    model.eval()\n    with torch.no_grad():\n        out = model(x).squeeze()\n"
+                     "    model.train(mode)\n    return out\n"),
+        ],
+        "device": [
+            # Moves the input to the notebook's global device.
+            _predict("    mode = model.training\n    model.eval()\n    with torch.no_grad():\n        out = model(x.to(device))\n"
+                     "    model.train(mode)\n    return out\n"),
+        ],
+    },
 }
 
 RIGHT = {
-    "seeded-run": [
-        # torch.manual_seed only, and batches shuffled by the (seeded) global generator.
-        "def seeded_run(seed, x, y, epochs=1):\n    torch.manual_seed(seed)\n    model = MNISTModel().to(x.device)\n"
-        "    opt = torch.optim.SGD(model.parameters(), lr=0.05, momentum=0.9)\n"
-        "    batches = InMemoryBatches(x, y, 64)\n    losses = []\n    for _ in range(epochs):\n"
-        "        loss, _ = train_one_epoch(model, batches, opt, loss_fn, x.device)\n        losses.append(loss)\n"
-        "    return losses, model\n",
-        "def seeded_run(seed, x, y, epochs=1):\n    set_seed(seed)\n    model = MNISTModel().to(x.device)\n" + _SEEDED_BODY,
-    ],
-    "checkpoint": [
-        _SAVE_OK + _LOAD_OK,
-        # Nested dict, torch.random API, default weights_only (True since PyTorch 2.6), an open file.
-        '''
+    "seeded-run": {
+        "values": [
+            # set_seed, then the generator seeded by hand.
+            "def seeded_run(seed, x, y, epochs=1):\n    set_seed(seed)\n    model = MNISTModel().to(x.device)\n" + _SEEDED_BODY,
+        ],
+        "randomness": [
+            # torch.manual_seed only (the recipe draws from torch alone), and a generator seeded in two steps.
+            "def seeded_run(seed, x, y, epochs=1):\n    torch.manual_seed(seed)\n"
+            "    g = torch.Generator()\n    g.manual_seed(seed)\n"
+            "    model = MNISTModel().to(x.device)\n"
+            "    opt = torch.optim.SGD(model.parameters(), lr=0.05, momentum=0.9)\n"
+            "    batches = InMemoryBatches(x, y, 64, generator=g)\n    losses = []\n    for _ in range(epochs):\n"
+            "        loss, _ = train_one_epoch(model, batches, opt, loss_fn, x.device)\n        losses.append(loss)\n"
+            "    return losses, model\n",
+            # The generator returned by set_seed (the solution's way).
+            "def seeded_run(seed, x, y, epochs=1):\n    loader_generator = set_seed(seed)\n    model = MNISTModel().to(x.device)\n"
+            + _SEEDED_BODY.replace("torch.Generator().manual_seed(seed)", "loader_generator"),
+        ],
+        "device": [
+            # The device read once from x into a local variable.
+            "def seeded_run(seed, x, y, epochs=1):\n    here = x.device\n    set_seed(seed)\n    model = MNISTModel().to(here)\n"
+            + _SEEDED_BODY.replace("x.device", "here"),
+        ],
+    },
+    "checkpoint": {
+        "values": [
+            _SAVE_OK + _LOAD_OK,
+        ],
+        "randomness": [
+            # Nested dict, torch.random API, default weights_only (True since PyTorch 2.6), an open file.
+            '''
 def save_checkpoint(path, model, optimizer, scheduler, epoch, loader_generator):
     with open(path, "wb") as f:
         torch.save({"states": {"m": model.state_dict(), "o": optimizer.state_dict(), "s": scheduler.state_dict()},
@@ -130,22 +216,70 @@ def load_checkpoint(path, model, optimizer, scheduler, loader_generator):
     loader_generator.set_state(ckpt["rng"][1])
     return ckpt["meta"]["epoch"]
 ''',
-    ],
-    "clip-and-step": [
-        "def clip_and_step(model, optimizer, max_norm):\n"
-        "    grads = [p.grad for p in model.parameters() if p.grad is not None]\n"
-        "    total = torch.sqrt(sum((g.detach().double() ** 2).sum() for g in grads))\n"
-        "    if total > max_norm:\n        for g in grads:\n            g.mul_(float(max_norm / total))\n"
-        "    optimizer.step()\n    return total.item()\n",
-        "def clip_and_step(model, optimizer, max_norm):\n"
-        "    params = [p for p in model.parameters() if p.requires_grad]\n"
-        "    norm = torch.nn.utils.clip_grad_norm_(params, max_norm=max_norm, norm_type=2.0).item()\n"
-        "    optimizer.step()\n    return norm\n",
-    ],
-    "predict": [
-        "def predict(model, x):\n    mode = model.training\n    model.train(False)\n"
-        "    with torch.inference_mode():\n        logits = model(x)\n    model.train(mode)\n    return logits\n",
-        "def predict(model, x):\n    modes = [(m, m.training) for m in model.modules()]\n    model.eval()\n"
-        "    with torch.no_grad():\n        out = model(x)\n    for m, t in modes:\n        m.training = t\n    return out\n",
-    ],
+            # The model's weights loaded last, after the generators' states.
+            _SAVE_OK + _LOAD_OK.replace('    model.load_state_dict(state["model"])\n', "")
+                               .replace('    return state["epoch"]\n', '    model.load_state_dict(state["model"])\n    return state["epoch"]\n'),
+        ],
+    },
+    "clip-and-step": {
+        "values": [
+            # By hand in float64, only when the norm is too large.
+            "def clip_and_step(model, optimizer, max_norm):\n"
+            "    grads = [p.grad for p in model.parameters() if p.grad is not None]\n"
+            "    total = torch.sqrt(sum((g.detach().double() ** 2).sum() for g in grads))\n"
+            "    if total > max_norm:\n        for g in grads:\n            g.mul_(float(max_norm / total))\n"
+            "    optimizer.step()\n    return total.item()\n",
+            # clip_grad_norm_ on the trainable parameters, keyword arguments.
+            "def clip_and_step(model, optimizer, max_norm):\n"
+            "    params = [p for p in model.parameters() if p.requires_grad]\n"
+            "    norm = torch.nn.utils.clip_grad_norm_(params, max_norm=max_norm, norm_type=2.0).item()\n"
+            "    optimizer.step()\n    return norm\n",
+        ],
+    },
+    "predict": {
+        "values": [
+            # try/finally restores the mode even if the forward pass fails.
+            _predict("    was_training = model.training\n    model.eval()\n    try:\n        with torch.no_grad():\n"
+                     "            return model(x)\n    finally:\n        model.train(was_training)\n"),
+        ],
+        "modes": [
+            # train(False), inference_mode, train(mode).
+            _predict("    mode = model.training\n    model.train(False)\n"
+                     "    with torch.inference_mode():\n        logits = model(x)\n    model.train(mode)\n    return logits\n"),
+            # Every submodule's own flag remembered and restored.
+            _predict("    modes = [(m, m.training) for m in model.modules()]\n    model.eval()\n"
+                     "    with torch.no_grad():\n        out = model(x)\n    for m, t in modes:\n        m.training = t\n    return out\n"),
+        ],
+        "grad": [
+            # set_grad_enabled(False).
+            _predict("    mode = model.training\n    model.eval()\n    with torch.set_grad_enabled(False):\n        out = model(x)\n"
+                     "    model.train(mode)\n    return out\n"),
+        ],
+        "logits": [
+            # The model's output as it is, under a decorator-free no_grad block.
+            _predict("    mode = model.training\n    model.eval()\n    with torch.no_grad():\n        logits = model(x)\n"
+                     "    model.train(mode)\n    return logits\n"),
+        ],
+        "shapes": [
+            # The input flattened from dimension 1.
+            _predict("    mode = model.training\n    model.eval()\n    with torch.no_grad():\n        out = model(x.flatten(1))\n"
+                     "    model.train(mode)\n    return out\n"),
+        ],
+        "device": [
+            # The input moved to where the model's parameters are.
+            _predict("    mode = model.training\n    model.eval()\n    with torch.no_grad():\n"
+                     "        out = model(x.to(next(model.parameters()).device))\n    model.train(mode)\n    return out\n"),
+        ],
+    },
+}
+
+NOT_TESTED = {
+    "clip-and-step": {
+        "stability": "torch's own clip_grad_norm_ sums squares in float32 and returns inf for gradients around 1e19 "
+                     "and above, so a large-gradient test would fail the answer the exercise asks for.",
+    },
+    "checkpoint": {
+        "device": "on a CPU runner every tensor is on the CPU; a checkpoint written on a GPU and read elsewhere needs "
+                  "map_location, which the lesson mentions but the exercise does not ask for.",
+    },
 }

@@ -34,119 +34,269 @@ _RESTORE_BOTH = "model.load_state_dict(m0); optimizer.load_state_dict(o0)"
 _STOP = "not math.isfinite(losses[-1]) or losses[-1] > diverge_factor * best"
 
 
-def _sweep(save=_DEEP_SAVE, restore=_RESTORE_BOTH, stop=_STOP):
-    return _SWEEP.replace("SAVE", save).replace("RESTORE", restore).replace("STOP", stop)
+def _sweep(save=_DEEP_SAVE, restore=_RESTORE_BOTH, stop=_STOP, edits=()):
+    """The sweep above with its placeholders filled in, then each (old, new) edit applied once."""
+    source = _SWEEP.replace("SAVE", save).replace("RESTORE", restore).replace("STOP", stop)
+    for old, new in edits:
+        assert source.count(old) == 1, f"variant edit does not apply exactly once: {old!r}"
+        source = source.replace(old, new)
+    return source
+
+
+def _schedule(body):
+    return "def lr_schedule(start, end, steps):\n" + body
+
+
+def _smooth(body):
+    return "def smooth(losses, beta=0.9):\n" + body
+
+
+def _suggestion(optimizer="torch.optim.Adam(model.parameters(), lr=1e-3)", seed_line="    set_seed(seed)\n",
+                generator="torch.Generator().manual_seed(seed)", sweep_device="device", result="suggest_lr(lrs, losses)"):
+    return ("def mnist_suggestion(x, y, device, seed=0, steps=300, batch_size=64):\n" + seed_line
+            + f"    model = MNISTModel().to(device)\n    optimizer = {optimizer}\n"
+            f"    batches = InMemoryBatches(x, y, batch_size=batch_size, generator={generator})\n"
+            f"    lrs, losses = lr_range_test(model, optimizer, batches, nn.CrossEntropyLoss(), {sweep_device}, steps=steps)\n"
+            f"    return {result}, lrs, losses\n")
+
+
+def _runs(seed_first="    set_seed(0)\n", seed_once="", lr_second="1e-3"):
+    return ("runs = {}\n" + seed_once
+            + f"for name, lr in [('suggested', suggested_lr), ('Adam 1e-3', {lr_second})]:\n" + seed_first
+            + "    net = MNISTModel().to(device)\n"
+            "    runs[f'{name}, seed 0'] = fit(net, (x_train, y_train), (x_test, y_test), epochs=2,\n"
+            "                                  optimizer=torch.optim.Adam(net.parameters(), lr=lr), device=device, seed=0)\n")
 
 
 WRONG = {
-    "lr-schedule": [
-        # Linear spacing: the same amount added each step.
-        "def lr_schedule(start, end, steps):\n    return torch.linspace(start, end, steps)\n",
-        # Off by one: `steps` ratios, so the end is never reached.
-        "def lr_schedule(start, end, steps):\n    r = (end / start) ** (1 / steps)\n"
-        "    return torch.tensor([start * r ** k for k in range(steps)])\n",
-        # Off by one the other way: steps + 1 values.
-        "def lr_schedule(start, end, steps):\n"
-        "    return torch.logspace(math.log10(start), math.log10(end), steps + 1)\n",
-    ],
-    "smooth": [
-        # No bias correction: the first values are pulled towards zero.
-        "def smooth(losses, beta=0.9):\n    avg, out = 0.0, []\n    for loss in losses:\n"
-        "        avg = beta * avg + (1 - beta) * float(loss)\n        out.append(avg)\n    return out\n",
-        # Weights swapped: beta on the new loss, so almost no smoothing.
-        "def smooth(losses, beta=0.9):\n    avg, out = 0.0, []\n    for t, loss in enumerate(losses, 1):\n"
-        "        avg = (1 - beta) * avg + beta * float(loss)\n        out.append(avg / (1 - (1 - beta) ** t))\n    return out\n",
-    ],
-    "lr-range-test": [
-        # No divergence stop: the sweep always runs to the end.
-        _sweep(stop="False"),
-        # Only the model is restored: Adam keeps the sweep's step count and moments.
-        _sweep(restore="model.load_state_dict(m0)"),
-        # "Saved" by reference: state_dict() without a copy changes along with the training.
-        _sweep(save="m0, o0 = model.state_dict(), optimizer.state_dict()"),
-        # Model copied, optimizer's state dict by reference (its tensors are updated in place).
-        _sweep(save="m0, o0 = copy.deepcopy(model.state_dict()), optimizer.state_dict()"),
-        # Restores only at the end of a full sweep, not when it stops early.
-        _sweep(restore="pass").replace("    pass\n    return lrs, losses\n",
-                                       "    model.load_state_dict(m0); optimizer.load_state_dict(o0)\n    return lrs, losses\n"),
-        # Compares the smoothed loss with 4 x the first loss instead of the best one: stops far too late.
-        _sweep(stop="not math.isfinite(losses[-1]) or losses[-1] > diverge_factor * losses[0]"),
-    ],
-    "suggest-lr": [
-        # The rate at the minimum itself: too high.
-        "def suggest_lr(lrs, losses):\n    k = min(range(len(losses)), key=lambda i: float(losses[i]))\n    return float(lrs[k])\n",
-        # argmin on a tensor: a nan at the end wins.
-        "def suggest_lr(lrs, losses):\n    k = torch.as_tensor(losses).argmin()\n    return float(lrs[int(k)]) / 10\n",
-    ],
-    "mnist-suggestion": [
-        # Plain SGD instead of Adam: its range is an order of magnitude higher.
-        "def mnist_suggestion(x, y, device, seed=0, steps=300, batch_size=64):\n    set_seed(seed)\n"
-        "    model = MNISTModel().to(device)\n    optimizer = torch.optim.SGD(model.parameters(), lr=1e-3)\n"
-        "    batches = InMemoryBatches(x, y, batch_size=batch_size, generator=torch.Generator().manual_seed(seed))\n"
-        "    lrs, losses = lr_range_test(model, optimizer, batches, nn.CrossEntropyLoss(), device, steps=steps)\n"
-        "    return suggest_lr(lrs, losses), lrs, losses\n",
-        # The lowest loss's rate taken as the suggestion (the rule's division by 10 dropped).
-        "def mnist_suggestion(x, y, device, seed=0, steps=300, batch_size=64):\n    set_seed(seed)\n"
-        "    model = MNISTModel().to(device)\n    optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)\n"
-        "    batches = InMemoryBatches(x, y, batch_size=batch_size, generator=torch.Generator().manual_seed(seed))\n"
-        "    lrs, losses = lr_range_test(model, optimizer, batches, nn.CrossEntropyLoss(), device, steps=steps)\n"
-        "    return 10 * suggest_lr(lrs, losses), lrs, losses\n",
-    ],
-    "compare-runs": [
-        # Both runs at 1e-3: the suggestion is never used.
-        "runs = {}\nfor name in ('suggested', 'Adam 1e-3'):\n    set_seed(0)\n    net = MNISTModel().to(device)\n"
-        "    runs[f'{name}, seed 0'] = fit(net, (x_train, y_train), (x_test, y_test), epochs=2,\n"
-        "                                  optimizer=torch.optim.Adam(net.parameters(), lr=1e-3), device=device, seed=0)\n",
-    ],
+    "lr-schedule": {
+        "values": [
+            # Linear spacing: the same amount added each step.
+            _schedule("    return torch.linspace(start, end, steps)\n"),
+            # Off by one: `steps` ratios, so the end is never reached.
+            _schedule("    r = (end / start) ** (1 / steps)\n"
+                      "    return torch.tensor([start * r ** k for k in range(steps)])\n"),
+        ],
+        "shapes": [
+            # Off by one the other way: steps + 1 values.
+            _schedule("    return torch.logspace(math.log10(start), math.log10(end), steps + 1)\n"),
+            # range(1, steps): the first rate is start * r, and there are only steps - 1 of them.
+            _schedule("    r = (end / start) ** (1 / (steps - 1))\n"
+                      "    return [start * r ** k for k in range(1, steps)]\n"),
+        ],
+    },
+    "smooth": {
+        "values": [
+            # No bias correction: the first values are pulled towards zero.
+            _smooth("    avg, out = 0.0, []\n    for loss in losses:\n"
+                    "        avg = beta * avg + (1 - beta) * float(loss)\n        out.append(avg)\n    return out\n"),
+            # Weights swapped: beta on the new loss, so almost no smoothing.
+            _smooth("    avg, out = 0.0, []\n    for t, loss in enumerate(losses, 1):\n"
+                    "        avg = (1 - beta) * avg + beta * float(loss)\n        out.append(avg / (1 - (1 - beta) ** t))\n"
+                    "    return out\n"),
+        ],
+        "stability": [
+            # The closed form beta**t * cumsum(beta**-k * loss_k) in float32: beta**-k overflows after ~850 steps.
+            _smooth("    x = torch.tensor([float(v) for v in losses])\n"
+                    "    t = torch.arange(1, len(x) + 1, dtype=torch.float32)\n"
+                    "    avg = (1 - beta) * beta ** t * torch.cumsum(beta ** -t * x, dim=0)\n"
+                    "    return (avg / (1 - beta ** t)).tolist()\n"),
+        ],
+    },
+    "lr-range-test": {
+        "values": [
+            # No divergence stop: the sweep always runs to the end.
+            _sweep(stop="False"),
+            # Only the model is restored: Adam keeps the sweep's step count and moments.
+            _sweep(restore="model.load_state_dict(m0)"),
+            # "Saved" by reference: state_dict() without a copy changes along with the training.
+            _sweep(save="m0, o0 = model.state_dict(), optimizer.state_dict()"),
+            # Model copied, optimizer's state dict by reference (its tensors are updated in place).
+            _sweep(save="m0, o0 = copy.deepcopy(model.state_dict()), optimizer.state_dict()"),
+            # Restores only at the end of a full sweep, not when it stops early.
+            _sweep(restore="pass").replace("    pass\n    return lrs, losses\n",
+                                           "    model.load_state_dict(m0); optimizer.load_state_dict(o0)\n    return lrs, losses\n"),
+            # Compares the smoothed loss with 4 x the first loss instead of the best one: stops far too late.
+            _sweep(stop="not math.isfinite(losses[-1]) or losses[-1] > diverge_factor * losses[0]"),
+        ],
+        "device": [
+            # Never moves the batches to `device`: right only while model and data are both on the CPU.
+            _sweep(edits=[("model(x.to(device)), y.to(device)", "model(x), y")]),
+        ],
+        "modes": [
+            # No model.train(): a model handed over in eval() mode is swept with dropout off.
+            _sweep(edits=[("    model.train()\n", "")]),
+        ],
+        "grad": [
+            # No zero_grad: every step's gradient includes all the earlier ones.
+            _sweep(edits=[("            optimizer.zero_grad()\n", "")]),
+            # The smoothed loss is built from the loss tensor, not loss.item(): every step's graph is kept alive.
+            _sweep(edits=[("(1 - beta) * loss.item()", "(1 - beta) * loss")]),
+        ],
+        "stability": [
+            # No test for NaN: `nan > 4 * best` is False, so a sweep whose loss turned NaN runs on to the end.
+            _sweep(stop="losses[-1] > diverge_factor * best"),
+        ],
+    },
+    "suggest-lr": {
+        "values": [
+            # The rate at the minimum itself: too high.
+            "def suggest_lr(lrs, losses):\n    k = min(range(len(losses)), key=lambda i: float(losses[i]))\n    return float(lrs[k])\n",
+            # argmin on a tensor: a nan at the end wins.
+            "def suggest_lr(lrs, losses):\n    k = torch.as_tensor(losses).argmin()\n    return float(lrs[int(k)]) / 10\n",
+            # Skips inf but not nan.
+            "def suggest_lr(lrs, losses):\n"
+            "    kept = [(float(loss), float(lr)) for lr, loss in zip(lrs, losses) if float(loss) != float('inf')]\n"
+            "    k = torch.tensor([loss for loss, _ in kept]).argmin()\n"
+            "    return kept[int(k)][1] / 10\n",
+        ],
+    },
+    "mnist-suggestion": {
+        "values": [
+            # Plain SGD instead of Adam: its range is an order of magnitude higher.
+            _suggestion(optimizer="torch.optim.SGD(model.parameters(), lr=1e-3)"),
+            # The lowest loss's rate taken as the suggestion (the rule's division by 10 dropped).
+            _suggestion(result="10 * suggest_lr(lrs, losses)"),
+        ],
+        "device": [
+            # Sweeps on the data's device (x.device) instead of the device it was given.
+            _suggestion(sweep_device="x.device"),
+        ],
+        "randomness": [
+            # Never seeded: the initial weights come from whatever state the global generator is in.
+            _suggestion(seed_line=""),
+            # A fixed seed: every seed gives the same sweep.
+            _suggestion(seed_line="    set_seed(0)\n", generator="torch.Generator().manual_seed(0)"),
+        ],
+    },
+    "compare-runs": {
+        "values": [
+            # Both runs at 1e-3: the suggestion is never used.
+            _runs().replace("('suggested', suggested_lr)", "('suggested', 1e-3)"),
+        ],
+        "randomness": [
+            # Seeded once before both runs: the second model starts from other weights than the first.
+            _runs(seed_first="", seed_once="set_seed(0)\n"),
+            # Never seeded: neither run starts from the seed-0 weights.
+            _runs(seed_first=""),
+        ],
+    },
 }
 
 RIGHT = {
-    "lr-schedule": [
-        "def lr_schedule(start, end, steps):\n    return torch.logspace(math.log10(start), math.log10(end), steps)\n",
-        "def lr_schedule(start, end, steps):\n    rates = [start]\n    for _ in range(steps - 1):\n"
-        "        rates.append(rates[-1] * (end / start) ** (1 / (steps - 1)))\n    return rates\n",
-    ],
-    "smooth": [
-        "def smooth(losses, beta=0.9):\n    values = torch.as_tensor(losses, dtype=torch.float64).flatten()\n"
-        "    t = torch.arange(1, len(values) + 1, dtype=torch.float64)\n    avg, out = torch.zeros((), dtype=torch.float64), []\n"
-        "    for v in values:\n        avg = avg * beta + v * (1 - beta)\n        out.append(avg.clone())\n"
-        "    return (torch.stack(out) / (1 - beta ** t)).tolist() if out else []\n",
-    ],
-    "lr-range-test": [
-        # The loop written another way, state dicts copied tensor by tensor.
-        _sweep(save="m0 = {k: v.detach().clone() for k, v in model.state_dict().items()}; "
-                    "o0 = copy.deepcopy(optimizer.state_dict())"),
-        # Sweep a deep copy of the model and its optimizer: the originals are never touched.
-        "def lr_range_test(model, optimizer, batches, loss_fn, device, start=1e-7, end=1.0, steps=None, beta=0.9,\n"
-        "                  diverge_factor=4.0):\n"
-        "    memo = {}\n    net = copy.deepcopy(model, memo)\n    opt = copy.deepcopy(optimizer, memo)\n"
-        "    steps = steps or len(batches)\n    rates = torch.logspace(math.log10(start), math.log10(end), steps).tolist()\n"
-        "    lrs, raw = [], []\n    net.train()\n    data = iter(())\n"
-        "    for lr in rates:\n        try:\n            x, y = next(data)\n        except StopIteration:\n"
-        "            data = iter(batches)\n            x, y = next(data)\n"
-        "        opt.param_groups[0]['lr'] = lr\n        for g in opt.param_groups:\n            g['lr'] = lr\n"
-        "        opt.zero_grad()\n        loss = loss_fn(net(x.to(device)), y.to(device))\n        loss.backward()\n        opt.step()\n"
-        "        lrs.append(lr)\n        raw.append(loss.item())\n        sm = smooth(raw, beta)\n"
-        "        if not math.isfinite(sm[-1]) or sm[-1] > diverge_factor * min(sm[:-1], default=math.inf):\n            break\n"
-        "    return lrs, smooth(raw, beta)\n",
-    ],
-    "suggest-lr": [
-        "def suggest_lr(lrs, losses):\n    l = torch.as_tensor([float(v) for v in losses], dtype=torch.float64)\n"
-        "    l = torch.where(torch.isfinite(l), l, torch.full_like(l, float('inf')))\n"
-        "    return float(lrs[int(l.argmin())]) / 10.0\n",
-    ],
-    "mnist-suggestion": [
-        "def mnist_suggestion(x, y, device, seed=0, steps=300, batch_size=64):\n    set_seed(seed)\n"
-        "    net = MNISTModel()\n    net.to(device)\n    adam = torch.optim.Adam(net.parameters())\n"
-        "    data = InMemoryBatches(x, y, batch_size, generator=torch.Generator().manual_seed(seed))\n"
-        "    rates, curve = lr_range_test(net, adam, data, loss_fn, device, steps=steps, start=1e-7, end=1.0)\n"
-        "    return suggest_lr(rates, curve), rates, curve\n",
-    ],
-    "compare-runs": [
-        "runs = {}\nset_seed(0)\nm1 = MNISTModel().to(device)\n"
-        "h1 = fit(m1, (x_train, y_train), (x_test, y_test), epochs=2, optimizer=torch.optim.Adam(m1.parameters(), lr=suggested_lr),\n"
-        "         device=device, seed=0, progress=False)\nset_seed(0)\nm2 = MNISTModel().to(device)\n"
-        "h2 = fit(m2, (x_train, y_train), (x_test, y_test), epochs=2, optimizer=torch.optim.Adam(m2.parameters(), lr=1e-3),\n"
-        "         device=device, seed=0, progress=False)\nruns.update({'suggested, seed 0': h1, 'Adam 1e-3, seed 0': h2})\n",
-    ],
+    "lr-schedule": {
+        "values": [
+            _schedule("    return torch.logspace(math.log10(start), math.log10(end), steps)\n"),
+        ],
+        "shapes": [
+            # A list built by multiplying, one value per step.
+            _schedule("    rates = [start]\n    for _ in range(steps - 1):\n"
+                      "        rates.append(rates[-1] * (end / start) ** (1 / (steps - 1)))\n    return rates\n"),
+        ],
+    },
+    "smooth": {
+        "values": [
+            _smooth("    values = torch.as_tensor(losses, dtype=torch.float64).flatten()\n"
+                    "    t = torch.arange(1, len(values) + 1, dtype=torch.float64)\n"
+                    "    avg, out = torch.zeros((), dtype=torch.float64), []\n"
+                    "    for v in values:\n        avg = avg * beta + v * (1 - beta)\n        out.append(avg.clone())\n"
+                    "    return (torch.stack(out) / (1 - beta ** t)).tolist() if out else []\n"),
+        ],
+        "stability": [
+            # Vectorised with the weights beta**(t - k) for k <= t, which never exceed 1.
+            _smooth("    x = torch.tensor([float(v) for v in losses], dtype=torch.float64)\n"
+                    "    t = torch.arange(1, len(x) + 1, dtype=torch.float64)\n"
+                    "    lag = t[:, None] - t[None, :]                                   # (n, n)\n"
+                    "    weights = torch.where(lag >= 0, (1 - beta) * beta ** lag.clamp_min(0), torch.zeros(()))\n"
+                    "    return ((weights @ x) / (1 - beta ** t)).tolist()\n"),
+        ],
+    },
+    "lr-range-test": {
+        "values": [
+            # The loop written another way, state dicts copied tensor by tensor.
+            _sweep(save="m0 = {k: v.detach().clone() for k, v in model.state_dict().items()}; "
+                        "o0 = copy.deepcopy(optimizer.state_dict())"),
+            # Sweep a deep copy of the model and its optimizer: the originals are never touched.
+            "def lr_range_test(model, optimizer, batches, loss_fn, device, start=1e-7, end=1.0, steps=None, beta=0.9,\n"
+            "                  diverge_factor=4.0):\n"
+            "    memo = {}\n    net = copy.deepcopy(model, memo)\n    opt = copy.deepcopy(optimizer, memo)\n"
+            "    steps = steps or len(batches)\n    rates = torch.logspace(math.log10(start), math.log10(end), steps).tolist()\n"
+            "    lrs, raw = [], []\n    net.train()\n    data = iter(())\n"
+            "    for lr in rates:\n        try:\n            x, y = next(data)\n        except StopIteration:\n"
+            "            data = iter(batches)\n            x, y = next(data)\n"
+            "        opt.param_groups[0]['lr'] = lr\n        for g in opt.param_groups:\n            g['lr'] = lr\n"
+            "        opt.zero_grad()\n        loss = loss_fn(net(x.to(device)), y.to(device))\n        loss.backward()\n        opt.step()\n"
+            "        lrs.append(lr)\n        raw.append(loss.item())\n        sm = smooth(raw, beta)\n"
+            "        if not math.isfinite(sm[-1]) or sm[-1] > diverge_factor * min(sm[:-1], default=math.inf):\n            break\n"
+            "    return lrs, smooth(raw, beta)\n",
+        ],
+        "device": [
+            # non_blocking copies to the device given.
+            _sweep(edits=[("model(x.to(device)), y.to(device)",
+                           "model(x.to(device, non_blocking=True)), y.to(device=device, non_blocking=True)")]),
+        ],
+        "modes": [
+            # train(True) for the sweep, and the model's own mode put back afterwards.
+            _sweep(restore="model.load_state_dict(m0); optimizer.load_state_dict(o0); model.train(was_training)",
+                   edits=[("    model.train()\n", "    was_training = model.training\n    model.train(True)\n")]),
+        ],
+        "grad": [
+            # Gradients zeroed through the model, kept as zero tensors rather than None.
+            _sweep(edits=[("            optimizer.zero_grad()\n", "            model.zero_grad(set_to_none=False)\n")]),
+        ],
+        "stability": [
+            # isnan and isinf spelt out instead of isfinite.
+            _sweep(stop="math.isnan(losses[-1]) or math.isinf(losses[-1]) or losses[-1] > diverge_factor * best"),
+        ],
+    },
+    "suggest-lr": {
+        "values": [
+            "def suggest_lr(lrs, losses):\n    l = torch.as_tensor([float(v) for v in losses], dtype=torch.float64)\n"
+            "    l = torch.where(torch.isfinite(l), l, torch.full_like(l, float('inf')))\n"
+            "    return float(lrs[int(l.argmin())]) / 10.0\n",
+        ],
+    },
+    "mnist-suggestion": {
+        "values": [
+            "def mnist_suggestion(x, y, device, seed=0, steps=300, batch_size=64):\n    set_seed(seed)\n"
+            "    net = MNISTModel()\n    net.to(device)\n    adam = torch.optim.Adam(net.parameters())\n"
+            "    data = InMemoryBatches(x, y, batch_size, generator=torch.Generator().manual_seed(seed))\n"
+            "    rates, curve = lr_range_test(net, adam, data, loss_fn, device, steps=steps, start=1e-7, end=1.0)\n"
+            "    return suggest_lr(rates, curve), rates, curve\n",
+        ],
+        "device": [
+            # The device as a keyword, and as a torch.device whatever form it was given in.
+            _suggestion(sweep_device="torch.device(device)").replace("MNISTModel().to(device)",
+                                                                     "MNISTModel().to(device=torch.device(device))"),
+        ],
+        "randomness": [
+            # The generator set_seed returns is the same as torch.Generator().manual_seed(seed).
+            "def mnist_suggestion(x, y, device, seed=0, steps=300, batch_size=64):\n"
+            "    generator = set_seed(seed)\n"
+            "    model = MNISTModel().to(device)\n"
+            "    batches = InMemoryBatches(x, y, batch_size=batch_size, generator=generator)\n"
+            "    lrs, losses = lr_range_test(model, torch.optim.Adam(model.parameters(), lr=1e-3), batches,\n"
+            "                                nn.CrossEntropyLoss(), device, steps=steps)\n"
+            "    return suggest_lr(lrs, losses), lrs, losses\n",
+        ],
+    },
+    "compare-runs": {
+        "values": [
+            # The two runs written out one after the other.
+            "runs = {}\nset_seed(0)\nm1 = MNISTModel().to(device)\n"
+            "h1 = fit(m1, (x_train, y_train), (x_test, y_test), epochs=2, optimizer=torch.optim.Adam(m1.parameters(), lr=suggested_lr),\n"
+            "         device=device, seed=0, progress=False)\nset_seed(0)\nm2 = MNISTModel().to(device)\n"
+            "h2 = fit(m2, (x_train, y_train), (x_test, y_test), epochs=2, optimizer=torch.optim.Adam(m2.parameters(), lr=1e-3),\n"
+            "         device=device, seed=0, progress=False)\nruns.update({'suggested, seed 0': h1, 'Adam 1e-3, seed 0': h2})\n",
+        ],
+        "randomness": [
+            # torch.manual_seed(0) does what set_seed(0) does for these runs; the rates from a dict.
+            "runs = {}\nrates = {'suggested, seed 0': suggested_lr, 'Adam 1e-3, seed 0': 1e-3}\n"
+            "for key in rates:\n"
+            "    torch.manual_seed(0)\n"
+            "    net = MNISTModel()\n    net = net.to(device)\n"
+            "    runs[key] = fit(net, (x_train, y_train), (x_test, y_test), epochs=2, batch_size=64, seed=0,\n"
+            "                    optimizer=torch.optim.Adam(net.parameters(), lr=rates[key]), device=device, progress=False)\n",
+        ],
+    },
 }

@@ -1,7 +1,7 @@
-"""Other answers for exercise 5, SGD with momentum against Adam (see autograder/variants.py)."""
+"""Other answers for exercise 5, SGD with momentum against Adam (see autograder/variants.py), by class of mistake."""
 
 WRONG = {
-    "make-optimizer": [
+    "make-optimizer": {"values": [
         # Momentum forgotten: plain SGD.
         "def make_optimizer(name, params):\n"
         "    if name in ('sgd', 'sgd+cosine'):\n        return torch.optim.SGD(params, lr=0.01)\n"
@@ -36,8 +36,8 @@ WRONG = {
         "def make_optimizer(name, params):\n"
         "    if name in ('sgd', 'sgd+cosine'):\n        return torch.optim.SGD(params, lr=0.01, momentum=0.9)\n"
         "    return torch.optim.Adam(params, lr=1e-3)\n",
-    ],
-    "cosine-lr": [
+    ]},
+    "cosine-lr": {"values": [
         # Sine instead of cosine.
         "def cosine_lr(base_lr, epoch, T_max, eta_min=0.0):\n"
         "    return eta_min + (base_lr - eta_min) * (1 + math.sin(math.pi * epoch / T_max)) / 2\n",
@@ -56,8 +56,8 @@ WRONG = {
         # Off by one epoch.
         "def cosine_lr(base_lr, epoch, T_max, eta_min=0.0):\n"
         "    return eta_min + (base_lr - eta_min) * (1 + math.cos(math.pi * (epoch + 1) / T_max)) / 2\n",
-    ],
-    "make-recipe": [
+    ]},
+    "make-recipe": {"values": [
         # T_max hard-coded to 10: right for the 10-epoch runs only, so the visible check passes.
         "def make_recipe(name, model, epochs):\n"
         "    optimizer = make_optimizer(name, model.parameters())\n"
@@ -92,8 +92,8 @@ WRONG = {
         "        optimizer = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9, nesterov=True)\n"
         "        return optimizer, torch.optim.lr_scheduler.CosineAnnealingLR(optimizer, T_max=epochs)\n"
         "    return make_optimizer(name, model.parameters()), None\n",
-    ],
-    "train-recipe": [
+    ]},
+    "train-recipe": {"values": [
         # Scheduler stepped per batch: T_max=epochs then runs out after a few batches. Passes the visible check.
         "def train_recipe(name, train, test, epochs, seed=0, batch_size=64, progress=True):\n"
         "    set_seed(seed)\n"
@@ -130,6 +130,7 @@ WRONG = {
         "    optimizer, scheduler = make_recipe(name, model, 10)\n"
         "    return fit(model, train, test, epochs=epochs, optimizer=optimizer, device=device, batch_size=batch_size,\n"
         "               seed=seed, scheduler=scheduler, progress=progress)\n",
+    ], "randomness": [
         # Seeded after the model is built: every run starts from different weights.
         "def train_recipe(name, train, test, epochs, seed=0, batch_size=64, progress=True):\n"
         "    model = MNISTModel().to(device)\n"
@@ -137,8 +138,40 @@ WRONG = {
         "    optimizer, scheduler = make_recipe(name, model, epochs)\n"
         "    return fit(model, train, test, epochs=epochs, optimizer=optimizer, device=device, batch_size=batch_size,\n"
         "               seed=seed, scheduler=scheduler, progress=progress)\n",
-    ],
-    "first-epoch-reaching": [
+        # fit without seed=seed: every run shuffles its batches in fit's default order (seed 0).
+        "def train_recipe(name, train, test, epochs, seed=0, batch_size=64, progress=True):\n"
+        "    set_seed(seed)\n"
+        "    model = MNISTModel().to(device)\n"
+        "    optimizer, scheduler = make_recipe(name, model, epochs)\n"
+        "    return fit(model, train, test, epochs=epochs, optimizer=optimizer, device=device, batch_size=batch_size,\n"
+        "               scheduler=scheduler, progress=progress)\n",
+        # A hand-written loop whose batches shuffle with the global generator (no generator=...): not the seed's order.
+        "from coursekit.mnist import InMemoryBatches, evaluate, train_one_epoch\n"
+        "def train_recipe(name, train, test, epochs, seed=0, batch_size=64, progress=True):\n"
+        "    set_seed(seed)\n"
+        "    model = MNISTModel().to(device)\n"
+        "    optimizer, scheduler = make_recipe(name, model, epochs)\n"
+        "    batches = InMemoryBatches(*train, batch_size=batch_size)\n"
+        "    loss_fn = torch.nn.CrossEntropyLoss()\n"
+        "    history = {'train_loss': [], 'train_acc': [], 'test_loss': [], 'test_acc': []}\n"
+        "    for _ in range(epochs):\n"
+        "        tr = train_one_epoch(model, batches, optimizer, loss_fn, device)\n"
+        "        if scheduler is not None:\n            scheduler.step()\n"
+        "        te = evaluate(model, *test, loss_fn, device)\n"
+        "        for key, value in zip(history, tr + te):\n"
+        "            history[key].append(value)\n"
+        "    return history\n",
+    ], "device": [
+        # Chooses its own device inside the function instead of using the notebook's `device`.
+        "def train_recipe(name, train, test, epochs, seed=0, batch_size=64, progress=True):\n"
+        "    set_seed(seed)\n"
+        "    dev = torch.device('cuda' if torch.cuda.is_available() else 'cpu')\n"
+        "    model = MNISTModel().to(dev)\n"
+        "    optimizer, scheduler = make_recipe(name, model, epochs)\n"
+        "    return fit(model, train, test, epochs=epochs, optimizer=optimizer, device=dev, batch_size=batch_size,\n"
+        "               seed=seed, scheduler=scheduler, progress=progress)\n",
+    ]},
+    "first-epoch-reaching": {"values": [
         # Counts epochs from 0.
         "def first_epoch_reaching(history, target):\n"
         "    for k, acc in enumerate(history['test_acc']):\n        if acc >= target:\n            return k\n"
@@ -160,11 +193,11 @@ WRONG = {
         "    accs = history['test_acc']\n"
         "    best = max(range(len(accs)), key=lambda k: accs[k])\n"
         "    return best + 1 if accs[best] >= target else None\n",
-    ],
+    ]},
 }
 
 RIGHT = {
-    "make-optimizer": [
+    "make-optimizer": {"values": [
         # A table of constructors; an unknown name raises KeyError.
         "def make_optimizer(name, params):\n"
         "    recipes = {'sgd': lambda p: torch.optim.SGD(p, lr=0.01, momentum=0.9),\n"
@@ -179,8 +212,8 @@ RIGHT = {
         "    if name.startswith('sgd') and name in {'sgd', 'sgd+cosine'}:\n"
         "        return torch.optim.SGD(params, 0.01, 0.9, dampening=0, weight_decay=0, nesterov=False, foreach=False)\n"
         "    raise ValueError(f'no recipe called {name}')\n",
-    ],
-    "cosine-lr": [
+    ]},
+    "cosine-lr": {"values": [
         # With torch instead of math, as a float.
         "def cosine_lr(base_lr, epoch, T_max, eta_min=0.0):\n"
         "    angle = torch.tensor(torch.pi * epoch / T_max, dtype=torch.float64)\n"
@@ -192,8 +225,8 @@ RIGHT = {
         "def cosine_lr(base_lr, epoch, T_max, eta_min=0.0):\n"
         "    t = torch.tensor(epoch / T_max, dtype=torch.float64)\n"
         "    return eta_min + (base_lr - eta_min) * (1 + torch.cos(torch.pi * t)) / 2\n",
-    ],
-    "make-recipe": [
+    ]},
+    "make-recipe": {"values": [
         # eta_min written out, SGD built by hand.
         "def make_recipe(name, model, epochs):\n"
         "    if name == 'sgd+cosine':\n"
@@ -206,8 +239,8 @@ RIGHT = {
         "    if name != 'sgd+cosine':\n        return optimizer, None\n"
         "    factor = lambda e: 0.5 * (1 + math.cos(math.pi * e / epochs))\n"
         "    return optimizer, torch.optim.lr_scheduler.LambdaLR(optimizer, lr_lambda=factor)\n",
-    ],
-    "train-recipe": [
+    ]},
+    "train-recipe": {"values": [
         # A hand-written loop that steps the scheduler after each epoch.
         "from coursekit.mnist import InMemoryBatches, evaluate, train_one_epoch\n"
         "def train_recipe(name, train, test, epochs, seed=0, batch_size=64, progress=True):\n"
@@ -224,6 +257,7 @@ RIGHT = {
         "        for key, value in zip(history, tr + te):\n"
         "            history[key].append(value)\n"
         "    return history\n",
+    ], "device": [
         # fit's default scheduler_per is 'epoch'; the model is moved after the recipe is built.
         "def train_recipe(name, train, test, epochs, seed=0, batch_size=64, progress=True):\n"
         "    set_seed(seed)\n"
@@ -232,12 +266,20 @@ RIGHT = {
         "    model.to(device)\n"
         "    return fit(model, train, test, epochs=epochs, optimizer=optimizer, device=device,\n"
         "               batch_size=batch_size, seed=seed, scheduler=scheduler, progress=progress)\n",
-    ],
-    "first-epoch-reaching": [
+    ], "randomness": [
+        # torch.manual_seed(seed) does what set_seed(seed) does for this run.
+        "def train_recipe(name, train, test, epochs, seed=0, batch_size=64, progress=True):\n"
+        "    torch.manual_seed(seed)\n"
+        "    model = MNISTModel().to(device)\n"
+        "    optimizer, scheduler = make_recipe(name, model, epochs)\n"
+        "    return fit(model, train, test, epochs=epochs, optimizer=optimizer, device=device, batch_size=batch_size,\n"
+        "               seed=seed, scheduler=scheduler, scheduler_per='epoch', progress=progress)\n",
+    ]},
+    "first-epoch-reaching": {"values": [
         "def first_epoch_reaching(history, target):\n"
         "    return next((k + 1 for k, acc in enumerate(history['test_acc']) if acc >= target), None)\n",
         "def first_epoch_reaching(history, target):\n"
         "    hits = (torch.tensor(history['test_acc'], dtype=torch.float64) >= target).nonzero()\n"
         "    return int(hits[0, 0]) + 1 if len(hits) else None\n",
-    ],
+    ]},
 }

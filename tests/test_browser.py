@@ -1,0 +1,486 @@
+"""The student's JupyterLab, used the way a student uses it, in a real browser.
+
+`make course` (the student set-up) is started on a scratch copy of lessons/ on 127.0.0.1, and Debian's
+Chromium, driven by Playwright, works through it:
+
+- the student set-up: no instructor tools (nbgrader's Create Assignment, Formgrader, Assignment and
+  Course List, the Nbgrader menu) and no pop-ups; the Validate button is there;
+- an untouched lesson (00): *Run All*, then on from each cell that stopped it: every unanswered exercise
+  says so in one line, with no traceback;
+- lessons 01 and 08 with the answers typed in (``submission_factory.student_copy``): *Kernel → Restart
+  Kernel and Run All Cells* reaches the last cell on a CPU (lesson 08's GPU-only check prints its skip
+  line), every plotting cell shows an image, the checks print their ✓ lines, and **Validate** reports
+  success, while the server keeps answering (its time is printed and written to
+  ``test-artifacts/browser/timings.json``);
+- a wrong answer typed into lesson 01: the check shows its message and hint first, then one line;
+- the instructor set-up (`make instructor`, on a fresh copy of the course): a solution notebook run and
+  saved in JupyterLab keeps its tidy file; Formgrader lists the course's assignments with no warning and
+  keeps its gradebook in ``.instructor/``.
+
+Problems this would have caught: figures drawn to nowhere (a kernel inheriting ``MPLBACKEND=Agg``),
+a GPU-only check stopping *Run All* on a CPU, tracebacks instead of short messages, nbgrader's
+instructor tools and the news pop-up in the student's JupyterLab, a Validate that blocks the server,
+solutions saved untidy.
+
+Screenshots and the servers' logs go to ``test-artifacts/browser/`` (git-ignored). A few minutes on a quiet
+2-core machine, most of it lesson 08 training twice (Run All, then Validate); far longer on a machine
+busy with other work. Skips with its reason where Playwright or Chromium is missing; never downloads a
+browser (no ``playwright install``).
+"""
+
+from __future__ import annotations
+
+import ast
+import contextlib
+import json
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+import uuid
+from pathlib import Path
+
+import pytest
+
+from autograder import course, notebooks
+from coursekit.checks import GPU_SKIPPED
+from fresh_copy import fresh_copy
+from plotting_cells import images, plotting_cells
+from submission_factory import student_copy
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.data]
+
+ARTIFACTS = course.ROOT / "test-artifacts" / "browser"
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+                 "--disable-sync", "--no-first-run"]
+ANSWERED = ("01_tensors", "08_mnist_mlp")
+UNTOUCHED = "00_setup"
+RUN_ALL_TIMEOUT_S = 600
+VALIDATE_TIMEOUT_S = 900
+# A wrong answer for lesson 01's first exercise: the right numbers in the transposed shape.
+WRONG_MAKE_GRID = ("def make_grid(rows: int, cols: int) -> torch.Tensor:\n"
+                   "    return torch.arange(rows * cols, dtype=torch.float32).reshape(cols, rows)\n")
+INSTRUCTOR_TOOLS = ("Create Assignment", "Formgrader", "Assignment List", "Course List", "Nbgrader")
+TIMINGS: dict[str, float] = {}
+ANSI = re.compile(r"\x1b\[[0-9;]*m")
+
+
+def _chromium() -> str | None:
+    for name in ("chromium", "chromium-browser"):
+        found = shutil.which(name)
+        if found:
+            return found
+    return "/usr/bin/chromium" if Path("/usr/bin/chromium").exists() else None
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def browser():
+    sync_api = pytest.importorskip("playwright.sync_api", reason="Playwright for Python is not installed (requirements.txt)")
+    executable = _chromium()
+    if executable is None:
+        pytest.skip("no Chromium on this machine (Debian: apt-get install chromium; .ci/run does it)")
+    with sync_api.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS)
+        yield browser
+        browser.close()
+
+
+def _fresh_user(scratch: Path) -> dict[str, str]:
+    """The environment of a first-time user: empty Jupyter user config, settings, workspaces and runtime
+    folders; otherwise this test process's, MPLBACKEND=Agg included, as a shell or a Makefile could pass it on.
+
+    One difference from a student's laptop: one maths thread per kernel (as the grader runs). On a 2-core
+    machine busy with other work, two threads per kernel made lesson 08's training 10 to 20 times slower,
+    past nbgrader's 10-minute limit per cell in Validate; what this test checks does not depend on it.
+    """
+    return {**os.environ, "MPLBACKEND": "Agg", "JUPYTER_CONFIG_DIR": str(scratch / "user-config"),
+            "JUPYTERLAB_SETTINGS_DIR": str(scratch / "user-settings"),
+            "JUPYTERLAB_WORKSPACES_DIR": str(scratch / "workspaces"), "JUPYTER_RUNTIME_DIR": str(scratch / "runtime"),
+            "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
+
+
+@contextlib.contextmanager
+def _start_lab(role: str, root: Path, options: str, env: dict[str, str], log_name: str):
+    """Start JupyterLab as `make course` / `make instructor` does (the launcher where there is no make) in
+    ``root`` (a course folder); yield (base URL, token); stop it, and every process it started, at the end."""
+    port, token = _free_port(), uuid.uuid4().hex
+    options = f"--no-browser --ServerApp.ip=127.0.0.1 --port={port} --IdentityProvider.token={token} {options}".strip()
+    target = {"student": "course", "instructor": "instructor"}[role]
+    if shutil.which("make"):  # exactly the make target (its install step is not redone here)
+        venv = Path(sys.executable).parent.parent  # this interpreter's environment, wherever ``root`` is
+        command = ["make", "--no-print-directory", "-o", "install", target, f"VENV={venv}", f"LAB_ARGS={options}"]
+    else:
+        command = [sys.executable, "-m", "courselab", role, *options.split()]
+    log_path = ARTIFACTS / log_name
+    log = log_path.open("w")
+    server = subprocess.Popen(command, cwd=root, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+    base = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 120
+    while True:
+        try:
+            with urllib.request.urlopen(f"{base}/api/status?token={token}", timeout=5):
+                break
+        except (urllib.error.URLError, ConnectionError, OSError):
+            if server.poll() is not None or time.monotonic() > deadline:
+                os.killpg(server.pid, signal.SIGKILL)
+                pytest.fail(f"JupyterLab did not start:\n{log_path.read_text()[-3000:]}")
+            time.sleep(0.5)
+    try:
+        yield base, token
+    finally:
+        os.killpg(server.pid, signal.SIGTERM)  # the process group this test started: make, the server
+        try:
+            server.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            os.killpg(server.pid, signal.SIGKILL)
+            server.wait()
+        log.close()
+
+
+@pytest.fixture(scope="module")
+def lab(tmp_path_factory):
+    """The student set-up on a scratch copy of lessons/, started as `make course` starts it."""
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    scratch = tmp_path_factory.mktemp("student")
+    lessons = scratch / "lessons"
+    shutil.copytree(course.LESSONS, lessons, ignore=shutil.ignore_patterns(".ipynb_checkpoints"))
+    for name in ANSWERED:
+        notebooks.write(student_copy(name), lessons / name / f"{name}.ipynb")
+    with _start_lab("student", course.ROOT, f"--ServerApp.root_dir={lessons}", _fresh_user(scratch),
+                    "jupyterlab-student.log") as (base, token):
+        yield {"base": base, "token": token, "lessons": lessons, "root": scratch}
+    (ARTIFACTS / "timings.json").write_text(json.dumps(TIMINGS, indent=1) + "\n")
+
+
+@pytest.fixture(scope="module")
+def instructor_lab(tmp_path_factory):
+    """The instructor set-up on a fresh copy of the course (its own .instructor/, never this checkout's)."""
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    scratch = tmp_path_factory.mktemp("instructor")
+    root = fresh_copy(scratch / "course")
+    # The copy's own packages come first, so that courselab finds the copy's settings and course.
+    env = {**_fresh_user(scratch), "PYTHONPATH": os.pathsep.join([str(root), os.environ.get("PYTHONPATH", "")]).rstrip(os.pathsep)}
+    with _start_lab("instructor", root, "", env, "jupyterlab-instructor.log") as (base, token):
+        yield {"base": base, "token": token, "root": root}
+
+
+@pytest.fixture
+def page(browser):
+    context = browser.new_context(viewport={"width": 1400, "height": 900})
+    page = context.new_page()
+    yield page
+    context.close()
+
+
+def _open(page, lab, path: str = ""):
+    """Open JupyterLab (a notebook when ``path`` is given) in a workspace of its own."""
+    where = f"/tree/{path}" if path else ""
+    page.goto(f"{lab['base']}/lab/workspaces/w{uuid.uuid4().hex[:8]}{where}?token={lab['token']}")
+    page.wait_for_selector("#jp-main-dock-panel", timeout=60_000)
+    if path:
+        page.wait_for_selector(".jp-NotebookPanel .jp-Cell", timeout=60_000)
+        _wait_idle(page, 120)
+
+
+def _wait_idle(page, timeout_s: float):
+    """Until the notebook's kernel has started and is idle (the status bar says so)."""
+    page.wait_for_function("""() => /\\|\\s*Idle/.test((document.querySelector('#jp-main-statusbar') || {}).textContent || '')""",
+                           timeout=timeout_s * 1000)
+
+
+def _prompts(page) -> list[str]:
+    return page.evaluate("""() => [...document.querySelectorAll('.jp-NotebookPanel .jp-CodeCell')]
+        .map(c => ((c.querySelector('.jp-InputPrompt') || {}).textContent || '').trim())""")
+
+
+def _run(page, action, timeout_s: float) -> list[str]:
+    """Do ``action`` (which runs cells), wait until nothing is queued or running; return the prompts."""
+    before = _prompts(page)
+    action()
+    deadline = time.monotonic() + timeout_s
+    while _prompts(page) == before:  # the run has not shown up yet
+        assert time.monotonic() < deadline, "no cell started running"
+        time.sleep(0.2)
+    quiet_since = None
+    while True:
+        prompts = _prompts(page)
+        if any("*" in p for p in prompts):
+            quiet_since = None
+        elif quiet_since is None:
+            quiet_since = time.monotonic()
+        elif time.monotonic() - quiet_since > 1.5:  # no star for a moment: not between two queued cells
+            return prompts
+        assert time.monotonic() < deadline, f"the run did not finish in {timeout_s} s: {prompts}"
+        time.sleep(0.25)
+
+
+def _menu(page, menu: str, item: str):
+    page.locator("#jp-menu-panel .lm-MenuBar-itemLabel", has_text=re.compile(rf"^{menu}$")).click()
+    page.locator(".lm-Menu-content .lm-Menu-item:not(.lm-mod-hidden) .lm-Menu-itemLabel",
+                 has_text=re.compile(rf"^{re.escape(item)}(…|\.\.\.)?$")).first.click()
+
+
+def _cells(page):
+    return page.locator(".jp-NotebookPanel .jp-Notebook .jp-Cell")
+
+
+def _select_cell(page, index: int):
+    prompt = _cells(page).nth(index).locator(".jp-InputPrompt, .jp-InputArea-prompt").first
+    prompt.scroll_into_view_if_needed()
+    prompt.click()
+
+
+def _save(page):
+    """Save the notebook on screen (Ctrl+S) and wait until JupyterLab says it is saved."""
+    page.keyboard.press("Escape")
+    page.keyboard.press("Control+s")
+    page.wait_for_function("() => !document.querySelector('.lm-TabBar-tab.jp-mod-dirty')", timeout=60_000)
+
+
+def _error_texts(page, path: Path) -> list[tuple[int, str]]:
+    """(cell index, text shown) of every error output of the notebook on screen.
+
+    Which outputs are errors is read from the saved file (on screen an error and a stderr stream look
+    alike); the text is the one the browser shows for that cell.
+    """
+    _save(page)
+    found = []
+    for index, cell in enumerate(notebooks.read(path).cells):
+        if notebooks.errors(cell):
+            shown = _cells(page).nth(index).locator(".jp-OutputArea-output").all_text_contents()
+            traceback = ANSI.sub("", "\n".join(notebooks.errors(cell)[0].get("traceback", [])))
+            text = next((t for t in shown if traceback.strip() and traceback.strip().splitlines()[0] in t), None)
+            assert text is not None, f"cell {index}: the browser does not show the error {traceback[:300]!r}"
+            found.append((index, text))
+    return found
+
+
+def _validate(page, lab, name: str) -> tuple[bool, str]:
+    """Click Validate; while it runs, check that the server still answers (nbgrader's own handler blocks
+    it until the validation ends); return (success, the dialog's text)."""
+    page.locator(".jp-NotebookPanel-toolbar .validate-button").first.click()
+    start = time.monotonic()
+    page.wait_for_function("() => /Validating/.test(document.querySelector('.validate-button').textContent)",
+                           timeout=60_000)
+    asked = time.monotonic()
+    with urllib.request.urlopen(f"{lab['base']}/api/contents?token={lab['token']}", timeout=VALIDATE_TIMEOUT_S):
+        answered = time.monotonic()
+    still_validating = not page.locator("#validation-message").count()
+    message = page.wait_for_selector("#validation-message", timeout=VALIDATE_TIMEOUT_S * 1000)
+    TIMINGS[f"validate {name} (s)"] = round(time.monotonic() - start, 1)
+    TIMINGS[f"server answer during validate {name} (s)"] = round(answered - asked, 2)
+    print(f"\nValidate {name}: {TIMINGS[f'validate {name} (s)']} s; the server answered meanwhile in "
+          f"{answered - asked:.2f} s")
+    assert still_validating and answered - asked < 10, "the server did not answer while Validate ran"
+    return "validation-success" in (message.get_attribute("class") or ""), message.inner_text()
+
+
+def _confirms(source: str) -> bool:
+    """Whether a test cell prints a ✓ line when it passes: a print of its own, passed(...), or a
+    check_close(...) that is not quiet (other checks pass silently)."""
+    if re.search(r"✓|\\u2713", source):
+        return True
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Call) and getattr(node.func, "id", getattr(node.func, "attr", None)) in ("passed", "check_close"):
+            quiet = any(k.arg == "quiet" and isinstance(k.value, ast.Constant) and k.value.value for k in node.keywords)
+            if not quiet:
+                return True
+    return False
+
+
+def _has_cuda() -> bool:
+    import torch
+
+    return torch.cuda.is_available()
+
+
+def _saved(lab, name: str):
+    return notebooks.read(lab["lessons"] / name / f"{name}.ipynb")
+
+
+def test_student_setup_shows_no_instructor_tools_or_popups(page, lab):
+    _open(page, lab, f"{UNTOUCHED}/{UNTOUCHED}.ipynb")
+    time.sleep(3)  # pop-ups (news, updates) arrive a moment after the page is ready
+    page.screenshot(path=str(ARTIFACTS / "01-student-jupyterlab.png"))
+    menus = page.locator("#jp-menu-panel .lm-MenuBar-itemLabel").all_inner_texts()
+    tabs = page.evaluate("""() => [...document.querySelectorAll('.jp-SideBar .lm-TabBar-tab')]
+        .map(t => (t.getAttribute('title') || '') + ' ' + t.innerText)""")
+    toasts = page.locator(".Toastify__toast").all_inner_texts()
+    assert "Nbgrader" not in menus, f"the student's menu bar: {menus}"
+    assert not page.locator("#nbgrader-create_assignemnt").count(), "nbgrader's Create Assignment panel is there"
+    assert not [t for t in tabs if any(tool in t for tool in INSTRUCTOR_TOOLS)], f"side bar tabs: {tabs}"
+    assert not toasts, f"pop-ups greet the student: {toasts}"
+    assert page.locator(".jp-NotebookPanel-toolbar .validate-button").count() == 1, "the Validate button is missing"
+    # The palette offers none of the instructor's commands either.
+    page.keyboard.press("Control+Shift+C")
+    palette = page.locator(".jp-ModalCommandPalette input, #command-palette input").first
+    palette.fill("nbgrader")
+    entries = page.locator(".lm-CommandPalette-item:not(.lm-mod-hidden)").all_inner_texts()
+    page.keyboard.press("Escape")
+    assert not [e for e in entries if any(tool.lower() in e.lower() for tool in INSTRUCTOR_TOOLS)], entries
+    for url in ("/formgrader", "/assignments", "/courses", "/create_assignment"):  # nbgrader's instructor handlers
+        try:
+            with urllib.request.urlopen(f"{lab['base']}{url}?token={lab['token']}", timeout=10) as response:
+                status = response.status
+        except urllib.error.HTTPError as error:
+            status = error.code
+        assert status == 404, f"{url} answers {status} in the student set-up"
+    assert not list(lab["root"].rglob("gradebook.db")) and not (course.ROOT / "gradebook.db").exists()
+
+
+def test_untouched_lesson_says_what_is_not_done_yet(page, lab):
+    _open(page, lab, f"{UNTOUCHED}/{UNTOUCHED}.ipynb")
+    prompts = _run(page, lambda: _menu(page, "Run", "Run All Cells"), RUN_ALL_TIMEOUT_S)
+    seen_errors = set()
+    path = lab["lessons"] / UNTOUCHED / f"{UNTOUCHED}.ipynb"
+    for _ in range(30):  # Run All stops at the first error: go on from the next cell, as a student would
+        errors = _error_texts(page, path)
+        stopped = max((i for i, _ in errors), default=None)
+        code_cells = [i for i in range(_cells(page).count()) if "jp-CodeCell" in (_cells(page).nth(i).get_attribute("class") or "")]
+        if stopped is None or stopped in seen_errors or stopped >= code_cells[-1]:
+            break
+        seen_errors.add(stopped)
+        _select_cell(page, stopped + 1)
+        prompts = _run(page, lambda: _menu(page, "Run", "Run Selected Cell and All Below"), RUN_ALL_TIMEOUT_S)
+    errors = _error_texts(page, path)
+    first = errors[0][0] if errors else None
+    if first is not None:
+        _cells(page).nth(first).screenshot(path=str(ARTIFACTS / "02-untouched-lesson-not-done-yet.png"))
+    nb = notebooks.read(course.lesson_notebook(UNTOUCHED))
+    exercises = [notebooks.grading(c)["grade_id"] for c in nb.cells if notebooks.is_solution_cell(c)]
+    test_cells = [i for i, c in enumerate(nb.cells) if notebooks.is_test_cell(c)]
+    shown = dict(errors)
+    assert set(test_cells) <= set(shown), f"test cells {test_cells} should each show an error; shown: {sorted(shown)}"
+    for index, text in errors:
+        lines = [line for line in text.strip().splitlines() if line.strip()]
+        assert len(lines) == 1 and lines[0].startswith("✗ Not done yet:"), f"cell {index} shows:\n{text}"
+        assert "Traceback" not in text and "NotImplementedError()" in text
+    named = " ".join(shown[i] for i in test_cells)
+    for k in range(1, len(exercises) + 1):
+        assert f"Exercise {k}" in named, f"no message names Exercise {k}: {named}"
+    assert prompts and re.search(r"\d", prompts[-1]), "the last cell never ran"
+
+
+@pytest.mark.parametrize("name", ANSWERED)
+def test_answered_lesson_runs_to_the_end_shows_its_plots_and_validates(page, lab, name):
+    _open(page, lab, f"{name}/{name}.ipynb")
+    start = time.monotonic()
+
+    def restart_and_run_all():
+        _menu(page, "Kernel", "Restart Kernel and Run All Cells")
+        page.locator(".jp-Dialog .jp-Dialog-button.jp-mod-accept").click()
+
+    prompts = _run(page, restart_and_run_all, RUN_ALL_TIMEOUT_S)
+    TIMINGS[f"run all {name} (s)"] = round(time.monotonic() - start, 1)
+    errors = _error_texts(page, lab["lessons"] / name / f"{name}.ipynb")
+    code = [i for i, c in enumerate(_saved(lab, name).cells) if c.cell_type == "code"]
+    assert len(prompts) == len(code) and all(re.search(r"\d", p) for p in prompts), (
+        f"Run All stopped before the last cell: prompts {prompts}; errors {errors}")
+    nb_cells = notebooks.read(course.lesson_notebook(name)).cells
+    plot_cells = plotting_cells(notebooks.read(course.lesson_notebook(name)))
+    shown_images = {i: _cells(page).nth(i).locator(".jp-OutputArea-output img").count() for i in plot_cells}
+    for i in plot_cells:
+        _cells(page).nth(i).scroll_into_view_if_needed()
+    # One screenshot per plotting cell's figure, the first of each kept as evidence.
+    for n, i in enumerate(plot_cells):
+        _cells(page).nth(i).screenshot(path=str(ARTIFACTS / f"03-{name}-plot-cell-{i:02d}.png"))
+    assert all(shown_images.values()), f"{name}: plotting cells without an image: {[i for i, n in shown_images.items() if not n]}"
+    assert not errors, f"{name}: errors after Run All: {errors}"
+    ok, message = _validate(page, lab, name)
+    page.screenshot(path=str(ARTIFACTS / f"04-{name}-validate.png"))
+    page.locator(".jp-Dialog .jp-Dialog-button.jp-mod-accept").click()
+    assert ok, f"Validate did not report success for {name}:\n{message[:3000]}"
+    assert "Success! Your notebook passes all the tests." in message
+    # The notebook Validate saved is the run on screen: check its outputs.
+    saved = _saved(lab, name)
+    for i in plot_cells:
+        assert images(saved.cells[i]) >= 1, f"{name}: cell {i} saved without its image"
+    assert len(nb_cells) == len(saved.cells)
+    confirming = 0
+    for i, cell in enumerate(saved.cells):
+        if not notebooks.is_test_cell(cell):
+            continue
+        printed = notebooks.stream_text(cell)
+        if notebooks.is_gpu_test_cell(cell) and not _has_cuda():
+            assert GPU_SKIPPED in printed, f"{name}: GPU-only check cell {i} printed {printed!r}"
+        elif _confirms(cell.source):
+            confirming += 1
+            assert "✓" in printed, f"{name}: test cell {i} passed but printed no ✓ line: {printed!r}"
+    assert confirming, f"{name}: no test cell prints a ✓ line"
+    if name == "08_mnist_mlp":
+        assert any(notebooks.is_gpu_test_cell(c) for c in saved.cells), "lesson 08 has a GPU-only check cell"
+
+
+def test_wrong_answer_shows_its_message_and_hint_first(page, lab):
+    name = "01_tensors"
+    _open(page, lab, f"{name}/{name}.ipynb")
+    cells = notebooks.read(course.lesson_notebook(name)).cells
+    solution = next(i for i, c in enumerate(cells) if notebooks.grading(c).get("grade_id") == "make-grid")
+    # Run the cells above (imports), then type the wrong answer over the solution and run it and its check.
+    _select_cell(page, solution)
+    _run(page, lambda: _menu(page, "Run", "Run All Above Selected Cell"), 120)
+    _cells(page).nth(solution).locator(".cm-content").click()
+    page.keyboard.press("Control+A")
+    page.keyboard.insert_text(WRONG_MAKE_GRID)
+    _run(page, lambda: page.keyboard.press("Shift+Enter"), 60)  # runs the answer, moves to the check cell
+    _run(page, lambda: page.keyboard.press("Shift+Enter"), 60)  # runs the check
+    errors = dict(_error_texts(page, lab["lessons"] / name / f"{name}.ipynb"))
+    _cells(page).nth(solution + 1).screenshot(path=str(ARTIFACTS / "05-wrong-answer-check-failed.png"))
+    text = errors.get(solution + 1, "")
+    lines = [line for line in text.strip().splitlines() if line.strip()]
+    assert lines and lines[0].startswith("✗ Check failed:") and "should have shape (2, 3), got (3, 2)" in lines[0], text
+    assert lines[1].startswith("Hint:") and len(lines) <= 3, text
+    assert "Traceback" not in text and "checks.py" not in text, text
+
+
+def test_instructor_setup_has_formgrader_on_this_course_and_keeps_solutions_tidy(page, instructor_lab):
+    lab, root = instructor_lab, instructor_lab["root"]
+    name = "01_tensors"
+    source = root / "solutions" / name / f"{name}.ipynb"
+    before = source.read_bytes()
+    # Open a solution, run it (outputs, kernel metadata), save: what reaches the disk must still be tidy.
+    _open(page, lab, f"solutions/{name}/{name}.ipynb")
+    _run(page, lambda: _menu(page, "Run", "Run All Cells"), RUN_ALL_TIMEOUT_S)
+    saved_at = source.stat().st_mtime_ns
+    page.keyboard.press("Control+s")
+    deadline = time.monotonic() + 30
+    while source.stat().st_mtime_ns == saved_at:
+        assert time.monotonic() < deadline, "the notebook was not saved"
+        time.sleep(0.2)
+    page.wait_for_function("() => !document.querySelector('.lm-TabBar-tab.jp-mod-dirty')", timeout=30_000)
+    assert source.read_bytes() == before, "saving a solution notebook in the instructor set-up changed its file"
+    # Formgrader, from the Nbgrader menu: the course's assignments, no warning, the gradebook in .instructor/.
+    menus = page.locator("#jp-menu-panel .lm-MenuBar-itemLabel").all_inner_texts()
+    assert "Nbgrader" in menus, f"the instructor's menu bar: {menus}"
+    _menu(page, "Nbgrader", "Formgrader")
+    page.wait_for_selector("#formgrader", state="visible", timeout=60_000)
+    deadline, text = time.monotonic() + 180, ""
+    while "ex5_sgd_momentum" not in text:  # Formgrader is a page in an iframe; it lists the assignments when ready
+        if time.monotonic() > deadline:
+            page.screenshot(path=str(ARTIFACTS / "06-instructor-formgrader-not-ready.png"))
+            pytest.fail(f"Formgrader did not list the assignments; frames {[f.url for f in page.frames]}:\n{text[:2000]}")
+        time.sleep(1)
+        frame = next((f for f in page.frames if "/formgrader" in f.url), None)
+        text = frame.evaluate("() => document.body.textContent") if frame else ""
+    page.screenshot(path=str(ARTIFACTS / "06-instructor-formgrader.png"))
+    missing = [a for a in course.assignments() if a not in text]
+    assert not missing, f"Formgrader does not list {missing}"
+    warnings = frame.evaluate("""() => [...document.querySelectorAll('.alert')]
+        .filter(e => e.offsetParent !== null).map(e => e.innerText.trim()).filter(t => t)""")
+    assert not warnings, f"Formgrader warns: {warnings}"
+    assert (root / ".instructor" / "gradebook.db").is_file() and not (root / "gradebook.db").exists()
+    assert page.locator("#nbgrader-create_assignemnt").count() == 1, "Create Assignment is missing"
+    assert not page.locator(".Toastify__toast").all_inner_texts()
+

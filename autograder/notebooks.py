@@ -5,10 +5,13 @@ from __future__ import annotations
 import hashlib
 import re
 from pathlib import Path
-from typing import Iterator
+from typing import TYPE_CHECKING, Iterator
 
 import nbformat
 from nbformat import NotebookNode
+
+if TYPE_CHECKING:
+    from nbclient import NotebookClient
 
 NBGRADER_SCHEMA_VERSION = 3
 _VALID_ID = re.compile(r"^[a-zA-Z0-9-_]{1,64}$")  # what nbformat 4.5 allows for a cell id
@@ -106,7 +109,7 @@ def tidy(nb: NotebookNode) -> NotebookNode:
     - other cells keep a valid, unique id, or get one derived from their position and text;
     - nbgrader metadata carries ``schema_version`` 3;
     - outputs and execution counts are cleared (the source is code, not a record of a run);
-    - GPU-only test cells are tagged ``nbval-skip`` (CPU machines run nbval too);
+    - GPU-only test cells are tagged ``nbval-skip`` (for anyone who runs nbval by hand on a CPU);
     - kernel and language metadata are fixed to the course's Python 3 kernel.
     """
     nb.nbformat, nb.nbformat_minor = 4, max(nb.get("nbformat_minor", 5), 5)
@@ -117,7 +120,7 @@ def tidy(nb: NotebookNode) -> NotebookNode:
             meta["schema_version"] = NBGRADER_SCHEMA_VERSION
             cell_id = meta.get("grade_id")
             if is_gpu_test_cell(cell):
-                # nbval runs on CPU machines too; the GPU checks run under `make gpu-check` instead.
+                # The GPU checks run under `make gpu-check`; nbval, where someone runs it, skips them.
                 tags = cell.metadata.setdefault("tags", [])
                 if "nbval-skip" not in tags:
                     tags.append("nbval-skip")

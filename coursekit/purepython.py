@@ -30,7 +30,7 @@ import random
 from typing import Iterator, Sequence
 
 __all__ = [
-    "Parameter", "Module", "Linear", "ReLU", "Dropout", "BatchNorm1d", "Sequential",
+    "Parameter", "Module", "Linear", "ReLU", "Dropout", "Sequential",
     "CrossEntropyLoss", "Adam", "DataLoader", "mlp", "train_epoch", "accuracy",
 ]
 
@@ -174,58 +174,6 @@ class Dropout(Module):
         return [[gv * m for gv, m in zip(g, mask)] for g, mask in zip(grad_out, self._masks)]
 
 
-class BatchNorm1d(Module):
-    """Normalise each feature over the batch, then scale by ``weight`` and shift by ``bias``.
-
-    Training uses the batch's mean and (biased) variance and updates the running statistics
-    (``running = (1 - momentum) * running + momentum * batch``, the variance unbiased), as PyTorch
-    does; evaluation uses the running statistics, so one sample's output no longer depends on the
-    others in its batch.
-    """
-
-    def __init__(self, num_features: int, eps: float = 1e-5, momentum: float = 0.1):
-        super().__init__()
-        self.num_features, self.eps, self.momentum = num_features, eps, momentum
-        self.weight = Parameter([1.0] * num_features, (num_features,))
-        self.bias = Parameter([0.0] * num_features, (num_features,))
-        self.running_mean = [0.0] * num_features
-        self.running_var = [1.0] * num_features
-
-    def own_parameters(self) -> list[Parameter]:
-        return [self.weight, self.bias]
-
-    def forward(self, batch: Batch) -> Batch:
-        n = len(batch)
-        if self.training:
-            if n < 2:
-                raise ValueError("BatchNorm1d needs more than one sample per batch in training mode")
-            mean = [sum(col) / n for col in zip(*batch)]                              # (D,)
-            var = [sum((v - m) ** 2 for v in col) / n for col, m in zip(zip(*batch), mean)]   # biased, (D,)
-            keep, mom = 1.0 - self.momentum, self.momentum
-            self.running_mean = [keep * r + mom * m for r, m in zip(self.running_mean, mean)]
-            self.running_var = [keep * r + mom * v * n / (n - 1) for r, v in zip(self.running_var, var)]
-        else:
-            mean, var = self.running_mean, self.running_var
-        inv_std = [1.0 / math.sqrt(v + self.eps) for v in var]
-        self._inv_std = inv_std
-        self._xhat = [[(v - m) * s for v, m, s in zip(x, mean, inv_std)] for x in batch]   # (B, D)
-        self._batch_stats = self.training
-        return [[h * w + b for h, w, b in zip(xh, self.weight.data, self.bias.data)] for xh in self._xhat]
-
-    def backward(self, grad_out: Batch, need_input_grad: bool = True) -> Batch:
-        n = len(grad_out)
-        self.bias.grad = [a + sum(col) for a, col in zip(self.bias.grad, zip(*grad_out))]
-        self.weight.grad = [a + sum(g * h for g, h in zip(gcol, hcol))
-                            for a, gcol, hcol in zip(self.weight.grad, zip(*grad_out), zip(*self._xhat))]
-        dxhat = [[g * w for g, w in zip(gs, self.weight.data)] for gs in grad_out]       # (B, D)
-        if not self._batch_stats:  # fixed statistics: a per-feature affine map
-            return [[d * s for d, s in zip(ds, self._inv_std)] for ds in dxhat]
-        sum_d = [sum(col) for col in zip(*dxhat)]                                        # (D,)
-        sum_dh = [sum(d * h for d, h in zip(dcol, hcol)) for dcol, hcol in zip(zip(*dxhat), zip(*self._xhat))]
-        return [[s / n * (n * d - sd - h * sdh) for d, h, s, sd, sdh in zip(ds, hs, self._inv_std, sum_d, sum_dh)]
-                for ds, hs in zip(dxhat, self._xhat)]
-
-
 class Sequential(Module):
     """Layers applied in order; ``backward`` runs them in reverse.
 
@@ -329,15 +277,13 @@ class DataLoader:
             yield [self.xs[i] for i in chunk], [self.ys[i] for i in chunk]
 
 
-def mlp(sizes: Sequence[int], dropout: float = 0.0, batchnorm: bool = False, seed: int = 0) -> Sequential:
-    """Linear layers of the given sizes with ReLU between them (optionally BatchNorm before it, dropout after)."""
+def mlp(sizes: Sequence[int], dropout: float = 0.0, seed: int = 0) -> Sequential:
+    """Linear layers of the given sizes with ReLU between them (and dropout after it, when asked)."""
     rng = random.Random(seed)
     layers: list[Module] = []
     for k, (a, b) in enumerate(zip(sizes[:-1], sizes[1:])):
         layers.append(Linear(a, b, rng))
         if k < len(sizes) - 2:
-            if batchnorm:
-                layers.append(BatchNorm1d(b))
             layers.append(ReLU())
             if dropout:
                 layers.append(Dropout(dropout, rng))

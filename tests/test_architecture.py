@@ -10,6 +10,9 @@ entry points, on top.
 from __future__ import annotations
 
 import ast
+import subprocess
+
+import pytest
 
 from autograder import course
 
@@ -17,8 +20,8 @@ PACKAGE = course.ROOT / "autograder"
 LEVELS = [
     {"settings", "kernel_guard", "course"},
     {"notebooks", "results", "sandbox", "intake", "nbgrader_run", "timings"},
-    {"compose", "execute", "shards", "progress"},
-    {"integrity", "feedback"},
+    {"compose", "execute", "shards", "progress", "cluster"},
+    {"integrity", "feedback", "shard_results", "estimate"},
     {"scoring"},
     {"grade", "release", "check", "variants", "merge", "kubernetes"},
     {"promises", "slurm"},
@@ -64,3 +67,20 @@ def test_every_import_points_down():
 
 def test_settings_is_the_bottom():
     assert _imports("settings") == set()
+
+
+def test_readme_layout_names_every_helper_module_and_top_level_folder():
+    readme = (course.ROOT / "README.md").read_text(encoding="utf-8")
+    layout = readme[readme.index("## Layout"):]
+    layout = layout[:layout.index("\n## ", 1)]
+    helpers = [p.name for p in (course.ROOT / "coursekit").glob("*.py") if p.name != "__init__.py"]
+    folders = ["solutions/", "lessons/", "coursekit/", "autograder/", "courselab/", "jupyter/", "bench/", "tests/", "docs/"]
+    missing = [name for name in helpers + folders if name not in layout]
+    assert not missing, f"README's Layout does not mention {missing}: add a line for each"
+    # Every folder at the top of the repository that git tracks is in that list (hidden ones aside).
+    listed = subprocess.run(["git", "ls-files"], cwd=course.ROOT, capture_output=True, text=True)
+    if listed.returncode != 0:
+        pytest.skip("not a git checkout: the tracked folders are unknown")
+    top = {line.split("/")[0] + "/" for line in listed.stdout.splitlines() if "/" in line and not line.startswith(".")}
+    unlisted = sorted(top - set(folders))
+    assert not unlisted, f"top-level folders missing from README's Layout: {unlisted}"

@@ -72,7 +72,8 @@ ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
 
 def _chromium() -> str | None:
-    for name in ("chromium", "chromium-browser"):
+    # Debian's Chromium here; GitHub's Ubuntu runners have Google Chrome (Ubuntu's chromium is a snap stub).
+    for name in ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable"):
         found = shutil.which(name)
         if found:
             return found
@@ -237,9 +238,18 @@ def _cells(page):
 
 
 def _select_cell(page, index: int):
-    prompt = _cells(page).nth(index).locator(".jp-InputPrompt, .jp-InputArea-prompt").first
-    prompt.scroll_into_view_if_needed()
-    prompt.click()
+    """Make cell ``index`` the active one, and make sure it is: on a busy machine an output that is still
+    being drawn can move the cells between scrolling and clicking, and the click lands on another cell."""
+    cell = _cells(page).nth(index)
+    for _ in range(10):
+        prompt = cell.locator(".jp-InputPrompt, .jp-InputArea-prompt").first
+        prompt.scroll_into_view_if_needed()
+        prompt.click()
+        page.keyboard.press("Escape")  # command mode: the menu's Run commands act on the active cell
+        time.sleep(0.3)
+        if "jp-mod-active" in (cell.get_attribute("class") or ""):
+            return
+    raise AssertionError(f"cell {index} could not be selected")
 
 
 def _save(page):
@@ -438,6 +448,8 @@ def test_wrong_answer_shows_its_message_and_hint_first(page, lab):
     _run(page, lambda: page.keyboard.press("Shift+Enter"), 60)  # runs the check
     errors = dict(_error_texts(page, lab["lessons"] / name / f"{name}.ipynb"))
     _cells(page).nth(solution + 1).screenshot(path=str(ARTIFACTS / "05-wrong-answer-check-failed.png"))
+    _cells(page).nth(solution).evaluate("cell => cell.scrollIntoView({block: 'start'})")
+    page.screenshot(path=str(ARTIFACTS / "05-wrong-answer-in-the-notebook.png"))  # the answer typed, then its check
     text = errors.get(solution + 1, "")
     lines = [line for line in text.strip().splitlines() if line.strip()]
     assert lines and lines[0].startswith("✗ Check failed:") and "should have shape (2, 3), got (3, 2)" in lines[0], text

@@ -87,61 +87,6 @@ def test_relu_forward_and_gradient():
     assert_close(relu.backward(g.tolist()), x.grad, "ReLU gradient")
 
 
-def _batchnorm_pair(d: int, seed: int):
-    ours = pp.BatchNorm1d(d, momentum=0.2)
-    rng = random.Random(seed)
-    ours.weight.data = [rng.uniform(0.5, 1.5) for _ in range(d)]
-    ours.bias.data = [rng.uniform(-0.5, 0.5) for _ in range(d)]
-    ref = nn.BatchNorm1d(d, momentum=0.2).double()
-    with torch.no_grad():
-        ref.weight.copy_(param_tensor(ours.weight))
-        ref.bias.copy_(param_tensor(ours.bias))
-    return ours, ref
-
-
-def test_batchnorm_training_mode_values_gradients_and_running_stats():
-    ours, ref = _batchnorm_pair(4, seed=5)
-    for step, n in enumerate([6, 3]):  # two batches: the running statistics move twice
-        x = batch(n, 4, seed=10 + step, scale=3.0)
-        out = ours(x.tolist())
-        expected = ref(x)
-        assert_close(out, expected, f"BatchNorm1d forward (train), batch {step}")
-        g = upstream(n, 4, seed=20 + step)
-        ref.weight.grad = ref.bias.grad = None
-        ours.zero_grad()
-        expected.backward(g)
-        assert_close(ours.backward(g.tolist()), x.grad, "BatchNorm1d gradient wrt the input (train)")
-        assert_close(ours.weight.grad, ref.weight.grad, "BatchNorm1d gradient wrt the weight (train)")
-        assert_close(ours.bias.grad, ref.bias.grad, "BatchNorm1d gradient wrt the bias (train)")
-        assert_close(ours.running_mean, ref.running_mean, "BatchNorm1d running mean")
-        assert_close(ours.running_var, ref.running_var, "BatchNorm1d running variance (unbiased)")
-
-
-def test_batchnorm_eval_mode_uses_running_stats():
-    ours, ref = _batchnorm_pair(3, seed=6)
-    warm = batch(8, 3, seed=7, scale=2.0)
-    ours(warm.tolist())
-    ref(warm)
-    ours.eval()
-    ref.eval()
-    x = batch(1, 3, seed=8)  # a batch of one is fine in evaluation mode
-    out = ours(x.tolist())
-    expected = ref(x)
-    assert_close(out, expected, "BatchNorm1d forward (eval)")
-    g = upstream(1, 3, seed=9)
-    ours.zero_grad()
-    expected.backward(g)
-    assert_close(ours.backward(g.tolist()), x.grad, "BatchNorm1d gradient wrt the input (eval)")
-    assert_close(ours.weight.grad, ref.weight.grad, "BatchNorm1d gradient wrt the weight (eval)")
-    assert_close(ours.bias.grad, ref.bias.grad, "BatchNorm1d gradient wrt the bias (eval)")
-    assert_close(ours.running_mean, ref.running_mean, "evaluation must leave the running mean alone")
-
-
-def test_batchnorm_refuses_a_single_sample_in_training_mode():
-    with pytest.raises(ValueError, match="more than one sample"):
-        pp.BatchNorm1d(2)([[1.0, 2.0]])
-
-
 @pytest.mark.parametrize("scale", [1.0, 500.0])  # 500: exp() would overflow without the max shift
 def test_softmax_cross_entropy_loss_and_gradient(scale):
     logits = batch(7, 4, seed=11, scale=scale)
@@ -162,8 +107,6 @@ def _copy_into_torch(ours: pp.Sequential) -> nn.Sequential:
             with torch.no_grad():
                 ref.weight.copy_(param_tensor(layer.weight))
                 ref.bias.copy_(param_tensor(layer.bias))
-        elif isinstance(layer, pp.BatchNorm1d):
-            ref = nn.BatchNorm1d(layer.num_features).double()
         elif isinstance(layer, pp.ReLU):
             ref = nn.ReLU()
         else:
@@ -173,7 +116,7 @@ def _copy_into_torch(ours: pp.Sequential) -> nn.Sequential:
 
 
 def test_a_whole_network_backpropagates_like_pytorch():
-    ours = pp.mlp([3, 8, 5, 2], batchnorm=True, seed=1)
+    ours = pp.mlp([3, 8, 5, 2], seed=1)
     ref = _copy_into_torch(ours)
     x = batch(9, 3, seed=12).detach()
     y = torch.tensor([0, 1, 1, 0, 1, 0, 0, 1, 1])
@@ -230,7 +173,7 @@ def test_dropout_scales_in_training_and_is_the_identity_in_eval():
 
 
 def test_train_and_eval_reach_every_layer():
-    model = pp.mlp([2, 4, 4, 2], dropout=0.1, batchnorm=True)
+    model = pp.mlp([2, 4, 4, 2], dropout=0.1)
     model.eval()
     assert not any(layer.training for layer in model.layers)
     model.train()

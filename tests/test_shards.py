@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from autograder import cli, course, notebooks, shard_results, shards, timings
+from autograder import cli, course, estimate, notebooks, shard_results, shards, timings
 from autograder.grade import grade
 from autograder.merge import MergeError, MissingShards, merge
 from autograder.results import CellResult, SubmissionResult
@@ -141,8 +141,8 @@ def test_progress_and_timings_share_the_measured_figures():
 
 
 def test_the_docs_show_the_figures_timings_computes():
-    text = timings.DOC.read_text(encoding="utf-8")
-    assert timings.doc_section() in text, "run: python -m autograder.timings --write"
+    text = estimate.DOC.read_text(encoding="utf-8")
+    assert estimate.doc_section() in text, "run: python -m autograder.estimate --write"
 
 
 # --- merge == serial ------------------------------------------------------------------------------

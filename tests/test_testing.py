@@ -289,8 +289,6 @@ def test_write_idx_round_trips_and_breaks_on_request(tmp_path):
 
 
 def test_idx_bytes_round_trip_and_break_on_request():
-    from coursekit.data import IDXFormatError, read_idx
-
     data = torch.arange(2 * 300, dtype=torch.int64).remainder(256).to(torch.uint8).reshape(2, 300)
     raw = testing.idx_bytes(data)
     assert raw[:4] == bytes([0, 0, 8, 2]) and raw[4:12] == bytes([0, 0, 0, 2, 0, 0, 1, 44]) and len(raw) == 12 + 600

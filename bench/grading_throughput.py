@@ -3,7 +3,7 @@
     python bench/grading_throughput.py              # the three runs, on the same submissions
     python bench/grading_throughput.py --measure    # one complete submission of every assignment: new timings.SECONDS
 
-The submissions: a complete, a blank and a one-mistake notebook of each of three short assignments.
+The submissions: a complete, a blank and a one-mistake notebook of each of four short assignments.
 Each run is a fresh ``python -m autograder`` process (its start counted, as it would be for real);
 the Slurm run starts a one-node Slurm on 127.0.0.1 first (tests/local_slurm.py, not counted) and
 times from ``slurm`` submitting to the merge job having ended. It checks that every run gives the
@@ -33,7 +33,9 @@ from grading_compare import assert_same_class  # noqa: E402
 from local_slurm import LocalSlurm, why_not  # noqa: E402
 from submission_factory import student_copy  # noqa: E402
 
-ASSIGNMENTS = ("00_setup", "01_tensors", "02_autograd")
+# Four assignments, so 12 submissions: with an odd count, two at a time could not beat serial by more than
+# n / ceil(n / 2) (1.8x for 9) even with no overhead at all.
+ASSIGNMENTS = ("00_setup", "01_tensors", "02_autograd", "03_modules")
 KINDS = ("complete", "blank", "one-mistake")
 
 

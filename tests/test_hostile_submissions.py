@@ -80,7 +80,9 @@ def zoo_run(tmp_path_factory, listener):
         (folder / student / NAME).mkdir(parents=True)
         os.symlink(target(), folder / student / NAME / f"{NAME}.ipynb")
     before = {p: p.read_bytes() for p in folder.rglob("*") if p.is_file() and not p.is_symlink()}
-    results = grade(folder, out, limits=Limits(wall_s=300, cell_s=25), jobs=2, runner="cpu")
+    # 1 GB of memory (lesson 01's kernel needs about 250 MB): the memory hog must reach the limit well inside the
+    # per-cell limit even on a busy machine, where touching 4 GB took more than 25 s (30 s on a quiet day here).
+    results = grade(folder, out, limits=Limits(wall_s=300, cell_s=40, memory_mb=1024), jobs=2, runner="cpu")
     return {r.student: r for r in results}, {s: e for s, (_, e) in entries.items()}, out, folder, before, accepted
 
 

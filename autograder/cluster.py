@@ -54,7 +54,7 @@ def shard_command(python: str, submissions: str, results: str, index_variable: s
     environment variable holding K."""
     k = f'"${index_variable}"'
     words = [shlex.quote(python), "-m", "autograder", "grade", shlex.quote(submissions),
-             "--shard", f'{k}/{shards}', "--out", f'{shlex.quote(results)}/shard-{k}',
+             "--shard", f'{k}/{shards}', "--out", shard_folder(shlex.quote(results), k),
              "--runner", runner, "--jobs", str(jobs), *map(shlex.quote, options)]
     return " ".join(words) + "; status=$?; if [ $status -eq 3 ]; then status=0; fi; exit $status"
 

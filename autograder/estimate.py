@@ -12,6 +12,7 @@ import re
 import sys
 from pathlib import Path
 
+from .progress import duration
 from .shards import partition
 from .timings import JOBS2_SPEEDUP, MEASURED_ON, SECONDS, SHARD_START_S, course_seconds
 
@@ -31,27 +32,22 @@ def estimate(students: int, nodes: int, jobs_per_node: int = 2, speedup: float =
     return SHARD_START_S + max(loads) / (speedup / jobs_per_node)
 
 
-def _hours(seconds: float) -> str:
-    minutes = round(seconds / 60)
-    return f"{minutes} min" if minutes < 60 else f"{minutes // 60} h {minutes % 60:02d} min"
-
-
 def doc_section(students: int = 300, nodes: tuple[int, ...] = (1, 2, 5, 10, 20, 50, 100)) -> str:
     """The measured figures and the class estimate, as docs/grading-at-scale.md shows them."""
     lines = [BEGIN, "", f"Measured {MEASURED_ON}; one complete submission each, in the sandbox, one at a time:", "",
              "| assignment | seconds |", "|---|---:|"]
     lines += [f"| {name} | {seconds:.1f} |" for name, seconds in SECONDS.items()]
     total = course_seconds()
-    lines += [f"| **one student's course** | **{total:.0f}** ({_hours(total)}) |", "",
+    lines += [f"| **one student's course** | **{total:.0f}** ({duration(total)}) |", "",
               f"Two submissions at a time on the same 2 cores (`--jobs 2`, or two shards) grade {JOBS2_SPEEDUP:g}x "
               "as many per minute as one at a time (bench/grading_throughput.py).", "",
               f"**{students} students**, every notebook complete (the slowest case): {students} x {total:.0f} s = "
-              f"{_hours(students * total)} one at a time. On N machines like this one, one shard per machine "
+              f"{duration(students * total)} one at a time. On N machines like this one, one shard per machine "
               "with `--jobs 2` (the longest shard the balancer makes, plus its start):", "",
               "| machines (2 cores each) | shards | wall time | students per hour |", "|---:|---:|---:|---:|"]
     for n in nodes:
         seconds = estimate(students, n)
-        lines.append(f"| {n} | {n} | {_hours(seconds)} | {students / (seconds / 3600):.0f} |")
+        lines.append(f"| {n} | {n} | {duration(seconds)} | {students / (seconds / 3600):.0f} |")
     lines += ["", END]
     return "\n".join(lines)
 

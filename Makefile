@@ -45,9 +45,13 @@ instructor: install
 	$(PY) -m courselab instructor $(LAB_ARGS)
 
 # Every solution notebook is executed once, by the grading tests (a complete submission must run
-# top to bottom with full marks), not a second time by nbval.
+# top to bottom with full marks), not a second time by nbval. Two workers (pytest-xdist) on this
+# 2-core machine; tests that share a fixture go to one worker together, the longest first (tests/conftest.py).
+# Serial: make test WORKERS=0.
+WORKERS ?= 2
+PARALLEL = $(if $(filter-out 0,$(WORKERS)),-n $(WORKERS) --dist loadscope --no-loadscope-reorder)
 test: install
-	$(PY) -m pytest tests $(PYTEST_ARGS)
+	$(PY) -m pytest tests $(PARALLEL) $(PYTEST_ARGS)
 
 test-fast: install
 	$(PY) -m pytest tests $(FAST) $(PYTEST_ARGS)

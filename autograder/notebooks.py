@@ -57,8 +57,12 @@ def client(nb: NotebookNode, folder: str | Path, timeout: int) -> "NotebookClien
         sockets = tempfile.mkdtemp(prefix="course-kernel-")
         atexit.register(shutil.rmtree, sockets, True)
         km = AsyncKernelManager(kernel_name="python3", transport="ipc", ip=os.path.join(sockets, "k"))
-    return NotebookClient(nb, km=km, timeout=timeout, iopub_timeout=settings.IOPUB_TIMEOUT_S, kernel_name="python3",
-                          allow_errors=True, resources={"metadata": {"path": str(folder)}})
+    runner = NotebookClient(nb, km=km, timeout=timeout, iopub_timeout=settings.IOPUB_TIMEOUT_S, kernel_name="python3",
+                            allow_errors=True, resources={"metadata": {"path": str(folder)}})
+    # nbclient shuts down only kernels whose manager it made itself; this one is ours to stop too, or each
+    # run would leave an idle kernel (600 MB for a training lesson) until the process ends.
+    runner.owns_km = True
+    return runner
 
 
 def errors(cell: NotebookNode) -> list[NotebookNode]:

@@ -82,6 +82,33 @@ def _tests_after(nb, index: int) -> list[int]:
     return found
 
 
+def _trials(wrong: Variants, right: Variants, grade_id: str) -> list[tuple[str, str, int, str]]:
+    """(kind, mistake, number, source) of every variant of cell ``grade_id``."""
+    return [(kind, mistake, number, source)
+            for kind, table in (("wrong", wrong), ("right", right))
+            for mistake, sources in table.get(grade_id, {}).items()
+            for number, source in enumerate(sources)]
+
+
+def _trial(client, nb, index: int, assignment: str, kind: str, mistake: str, number: int, source: str) -> VariantResult:
+    """Run one variant in place of solution cell ``index``, then the test cells that follow it."""
+    cell = nb.cells[index]
+    grade_id = notebooks.grading(cell)["grade_id"]
+    trial = copy.deepcopy(cell)
+    trial.source = source
+    client.execute_cell(trial, index)
+    if _error(trial):  # a variant that cannot even run proves nothing about the tests
+        raise ValueError(f"{assignment} {kind} {mistake} variant #{number} of {grade_id} fails on its own: {_error(trial)}")
+    failing, messages = [], []
+    for j in _tests_after(nb, index):
+        test = copy.deepcopy(nb.cells[j])
+        client.execute_cell(test, j)
+        if _error(test):
+            failing.append(notebooks.grading(test)["grade_id"])
+            messages.append(_error(test))
+    return VariantResult(grade_id, kind, number, mistake, failing, messages)
+
+
 def try_variants(assignment: str) -> list[VariantResult]:
     wrong, right = load_variants(assignment)
     path = course.solution_notebook(assignment)
@@ -92,35 +119,20 @@ def try_variants(assignment: str) -> list[VariantResult]:
         raise ValueError(f"{assignment} variants name cells that are not solution cells: {unknown}")
     client = notebooks.client(nb, path.parent, timeout=settings.CELL_TIMEOUT_S)
     results: list[VariantResult] = []
+    # The cells after the last test cell (plots, a longer run) cannot change what a test says: stop there.
+    last_test = max((i for i, c in enumerate(nb.cells) if notebooks.is_test_cell(c)), default=-1)
     with client.setup_kernel():
-        for index, cell in enumerate(nb.cells):
+        for index, cell in enumerate(nb.cells[:last_test + 1]):
             if cell.cell_type != "code":
                 continue
-            client.execute_cell(cell, index)
             grade_id = notebooks.grading(cell).get("grade_id")
-            if not notebooks.is_solution_cell(cell) or grade_id not in set(wrong) | set(right):
-                continue
-            tests = _tests_after(nb, index)
-            trials = [(kind, mistake, number, source)
-                      for kind, table in (("wrong", wrong), ("right", right))
-                      for mistake, sources in table.get(grade_id, {}).items()
-                      for number, source in enumerate(sources)]
-            for kind, mistake, number, source in trials:
-                trial = copy.deepcopy(cell)
-                trial.source = source
-                client.execute_cell(trial, index)
-                if _error(trial):  # a variant that cannot even run proves nothing about the tests
-                    raise ValueError(f"{assignment} {kind} {mistake} variant #{number} of {grade_id} fails on its own: "
-                                     f"{_error(trial)}")
-                failing, messages = [], []
-                for j in tests:
-                    test = copy.deepcopy(nb.cells[j])
-                    client.execute_cell(test, j)
-                    if _error(test):
-                        failing.append(notebooks.grading(test)["grade_id"])
-                        messages.append(_error(test))
-                results.append(VariantResult(grade_id, kind, number, mistake, failing, messages))
-            client.execute_cell(cell, index)  # put the real solution back for the cells below
+            if notebooks.is_solution_cell(cell) and grade_id in set(wrong) | set(right):
+                # Each variant in place of this cell, with the cells above run as written; then the real
+                # solution below, once, for the cells that follow (a training cell can take a minute).
+                results += [_trial(client, nb, index, assignment, *trial) for trial in _trials(wrong, right, grade_id)]
+            client.execute_cell(cell, index)
+            if notebooks.is_test_cell(cell) and _error(cell):  # the ground the variants stand on
+                raise ValueError(f"{assignment}: the solution fails its own test {grade_id} in the variants run: {_error(cell)}")
     return results
 
 

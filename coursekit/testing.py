@@ -68,7 +68,7 @@ __all__ = ["CLASSES", "PROBES", "MetaModel", "check_eval_mode", "check_same_hist
            "refuse_cuda", "DeviceProbe", "run_on_meta", "check_logits", "LossSpy", "ModeSpy",
            "RecordingSGD", "check_no_graph", "check_reproducible", "check_loader_generator", "check_batch_sizes",
            "check_range", "check_finite", "dim_images", "write_idx", "AutocastSpy", "ScalerSpy", "ClockSpy",
-           "expect_error", "twin", "pretend_cuda", "check_loss_on_logits", "Untouched", "notebook_device_elsewhere", "idx_bytes", "labelled_points"]
+           "expect_error", "runs", "snapshot", "check_restored", "NanLossFrom", "twin", "pretend_cuda", "check_loss_on_logits", "Untouched", "notebook_device_elsewhere", "idx_bytes", "labelled_points"]
 
 
 # --- device -----------------------------------------------------------------------------------------
@@ -709,16 +709,78 @@ class ClockSpy:
 
 # --- small things tests need -----------------------------------------------------------------------------
 
-def expect_error(fn: Callable[[], Any], error: type[BaseException], words: Sequence[str], what: str) -> None:
-    """``fn()`` must raise ``error`` whose message contains one of ``words``."""
+def _name_of(error: BaseException) -> str:
+    module = type(error).__module__
+    return type(error).__name__ if module == "builtins" else f"{module}.{type(error).__name__}"
+
+
+def expect_error(fn: Callable[[], Any], error: type[BaseException] | tuple[type[BaseException], ...],
+                 words: Sequence[str], what: str, hint: str | None = None) -> None:
+    """``fn()`` must raise ``error`` (a type or a tuple of types) whose message contains one of ``words``
+    (any message when ``words`` is empty). Another exception, or none, fails with ``hint``."""
+    expected = " or ".join(e.__name__ for e in (error if isinstance(error, tuple) else (error,)))
+    hint = hint or "check the input before using it, and raise with a message that says what is wrong."
     try:
         fn()
     except error as raised:
-        check(any(w in str(raised).lower() for w in words),
-              f"for {what} the {error.__name__} should mention '{words[0]}'; it says: {raised}")
+        check(not words or any(w in str(raised).lower() for w in words),
+              f"for {what} the {type(raised).__name__} should mention '{words[0] if words else ''}'; it says: {raised}", hint)
+    except Exception as other:
+        raise CheckFailed(f"{what} should raise {expected}, but it raised {_name_of(other)}: {other}", hint) from None
     else:
-        raise CheckFailed(f"{what} was accepted; it should raise {error.__name__}.",
-                          "check the input before using it, and raise with a message that says what is wrong.")
+        raise CheckFailed(f"{what} was accepted; it should raise {expected}.", hint)
+
+
+def runs(fn: Callable[[], Any], what: str, hint: str) -> Any:
+    """``fn()``'s result; an exception fails the check with what was tried, what it raised, and ``hint``."""
+    try:
+        return fn()
+    except CheckFailed:
+        raise
+    except Exception as error:
+        raise CheckFailed(f"{what} failed: {_name_of(error)}: {error}", hint) from None
+
+
+def snapshot(model: nn.Module, optimizer: torch.optim.Optimizer | None = None) -> dict:
+    """Deep copies of the model's (and optimizer's) state, for :func:`check_restored`."""
+    return {"model": copy.deepcopy(model.state_dict()),
+            "optimizer": copy.deepcopy(optimizer.state_dict()) if optimizer is not None else None}
+
+
+def check_restored(model: nn.Module, optimizer: torch.optim.Optimizer | None, before: dict, what: str) -> None:
+    """The model's weights and buffers, and the optimizer's learning rates and state, equal the
+    :func:`snapshot` ``before``: ``what`` (a sweep, a probe) left no trace."""
+    for name, value in model.state_dict().items():
+        check(torch.equal(value, before["model"][name]), f"{what}: afterwards the weight {name} has changed.",
+              "model.state_dict() returns the live tensors: save copy.deepcopy(model.state_dict()) and load it back, "
+              "also when you stop early.")
+    if optimizer is None:
+        return
+    now, old = optimizer.state_dict(), before["optimizer"]
+    rates = lambda state: [group["lr"] for group in state["param_groups"]]  # noqa: E731
+    check(rates(now) == rates(old), f"{what}: the optimizer's learning rate is {rates(now)} afterwards, it was {rates(old)}.",
+          "restore the optimizer's state_dict as well.")
+    check(sorted(now["state"]) == sorted(old["state"]),
+          f"{what}: the optimizer holds state for {len(now['state'])} parameters afterwards, {len(old['state'])} before.",
+          "a step fills the optimizer's state (Adam: step count, exp_avg, exp_avg_sq): save "
+          "copy.deepcopy(optimizer.state_dict()) and load it back.")
+    for key, entries in old["state"].items():
+        for field, value in entries.items():
+            check(torch.equal(torch.as_tensor(now["state"][key][field]), torch.as_tensor(value)),
+                  f"{what}: the optimizer's {field} for parameter {key} changed.",
+                  "optimizer.state_dict() holds references to tensors the optimizer updates in place: save a deep copy.")
+
+
+class NanLossFrom:
+    """Cross-entropy that turns NaN from its ``k``-th call on, as a loss does once the weights overflow."""
+
+    def __init__(self, k: int):
+        self.k, self.calls = k, 0
+
+    def __call__(self, logits: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
+        self.calls += 1
+        loss = nn.functional.cross_entropy(logits, target)
+        return loss * float("nan") if self.calls >= self.k else loss
 
 
 def labelled_points(count: int, rule: Callable[[torch.Tensor], torch.Tensor], generator: torch.Generator | None = None,

@@ -93,8 +93,10 @@ def main(argv: list[str] | None = None) -> int:
     if os.environ.get("MPLBACKEND"):
         print(f"courselab: not passing MPLBACKEND={os.environ['MPLBACKEND']} to the notebooks "
               "(their figures would not show)", file=sys.stderr)
+    # Computed before the clear: it starts from this process's environment (HOME, LANG, thread limits...).
+    env = server_environment(role)
     os.environ.clear()
-    os.environ.update(server_environment(role))
+    os.environ.update(env)
     if role == "instructor":
         INSTRUCTOR_WORK.mkdir(exist_ok=True)
     # Validate reads the course's nbgrader_config.py (per-cell time limit) from the working directory.

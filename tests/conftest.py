@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import os
 import sys
 from pathlib import Path
@@ -38,6 +39,7 @@ def assignments() -> list[str]:
     return course.assignments()
 
 
+@functools.cache
 def _assignment_names() -> list[str]:
     from autograder import course
 
@@ -58,3 +60,53 @@ def pytest_collection_modifyitems(config, items):
         for value in params.values():
             if isinstance(value, str) and value in names:
                 item.add_marker(value)
+    # Longest groups first (`make test` keeps this order: --no-loadscope-reorder), so that the last
+    # group to start is a short one and neither worker waits long for the other at the end.
+    items.sort(key=lambda item: -_expected_seconds(item.nodeid))
+
+
+# `make test` runs the suite on two workers (pytest-xdist). Tests that share a module fixture (a
+# JupyterLab server, a graded class, a Slurm cluster) must stay on one worker, or each worker would
+# build its own copy: they are sent as one group. The grading tests share one graded run per lesson,
+# and each variants test stands alone, so those groups are a module's tests of one lesson.
+_SPREAD_BY_LESSON = {"test_grading", "test_variants"}
+# Seconds the slow modules take on this 2-core machine (a fresh-clone run, --durations); the ones
+# not named here take a few seconds. Only the order of the groups depends on them.
+_MODULE_SECONDS = {"test_browser": 240, "test_hostile_submissions": 210, "test_shards": 90, "test_slurm": 70,
+                   "test_release": 55, "test_grading_isolation": 40, "test_plain_commands": 25}
+
+
+def _module_and_lesson(nodeid: str) -> tuple[str, str | None]:
+    """("test_grading", "08_mnist_mlp") for "tests/test_grading.py::test_x[08_mnist_mlp]"."""
+    path, _, rest = nodeid.partition("::")
+    params = rest.partition("[")[2].rstrip("]").split("-")
+    return Path(path).stem, next((p for p in params if p in _assignment_names()), None)
+
+
+def worker_group(nodeid: str) -> str:
+    """The tests that must run on the same worker share this name."""
+    module, lesson = _module_and_lesson(nodeid)
+    return f"{module}::{lesson}" if module in _SPREAD_BY_LESSON and lesson else module
+
+
+def _expected_seconds(nodeid: str) -> float:
+    """A rough guess of the time of the test's whole group, from the measured grading times."""
+    from autograder import timings
+
+    module, lesson = _module_and_lesson(nodeid)
+    if module in _SPREAD_BY_LESSON and lesson:
+        return 1.5 * timings.expected(lesson)  # one full run of the solution and a short one (blank or trials)
+    return _MODULE_SECONDS.get(module, 1.0)
+
+
+@pytest.hookimpl(tryfirst=True, optionalhook=True)  # a pytest-xdist hook; plain pytest never calls it
+def pytest_xdist_make_scheduler(config, log):
+    """Hand out whole groups (worker_group), in collection order. (xdist's own `loadgroup` marks do not
+    group on pytest 9.2, whose node ids cannot be renamed, so the grouping is done here.)"""
+    from xdist.scheduler import LoadScopeScheduling
+
+    class ByGroup(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            return worker_group(nodeid)
+
+    return ByGroup(config, log)

@@ -109,6 +109,20 @@ def test_every_execution_path_waits_for_late_outputs():
     assert runner.iopub_timeout == settings.IOPUB_TIMEOUT_S and runner.allow_errors
 
 
+def test_a_notebook_run_leaves_no_kernel_behind():
+    import psutil
+
+    before = {p.pid for p in psutil.Process().children(recursive=True)}
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("x = 1")])
+    notebooks.client(nb, ".", timeout=60).execute()
+    runner = notebooks.client(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("y = 2")]), ".", timeout=60)
+    with runner.setup_kernel():
+        runner.execute_cell(runner.nb.cells[0], 0)
+    left = [p for p in psutil.Process().children(recursive=True) if p.pid not in before and p.is_running()
+            and p.status() != psutil.STATUS_ZOMBIE]
+    assert not left, f"kernels still running after their runs: {[p.cmdline()[:3] for p in left]}"
+
+
 def _ran(cell, ename=None, evalue=""):
     cell.execution_count = 1
     cell.outputs = [nbformat.v4.new_output("error", ename=ename, evalue=evalue, traceback=[])] if ename else []

@@ -60,6 +60,9 @@ ARTIFACTS = course.ROOT / "test-artifacts" / "browser"
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
                  "--disable-sync", "--no-first-run"]
 ANSWERED = ("01_tensors", "08_mnist_mlp")
+# Validate runs the whole notebook a second time (a minute for lesson 08 on this machine): lesson 01 shows
+# the button works and the server stays responsive meanwhile; lesson 08 is saved with File > Save instead.
+VALIDATED = ("01_tensors",)
 UNTOUCHED = "00_setup"
 RUN_ALL_TIMEOUT_S = 600
 VALIDATE_TIMEOUT_S = 900
@@ -78,6 +81,17 @@ def _chromium() -> str | None:
         if found:
             return found
     return "/usr/bin/chromium" if Path("/usr/bin/chromium").exists() else None
+
+
+def browser_missing() -> str | None:
+    """Why this file's tests cannot run here, or None when they can."""
+    import importlib.util
+
+    if importlib.util.find_spec("playwright") is None:
+        return "Playwright for Python is not installed (requirements.txt)"
+    if _chromium() is None:
+        return "no Chromium on this machine (Debian: apt-get install chromium; .ci/run does it)"
+    return None
 
 
 def _free_port() -> int:
@@ -383,6 +397,15 @@ def test_untouched_lesson_says_what_is_not_done_yet(page, lab):
     assert prompts and re.search(r"\d", prompts[-1]), "the last cell never ran"
 
 
+def _save_and_wait(page, lab, name: str, plot_cells: list[int], timeout_s: float = 60) -> None:
+    """File > Save Notebook, then wait until the file on disk holds the run's figures."""
+    _menu(page, "File", "Save Notebook")
+    deadline = time.monotonic() + timeout_s
+    while not all(images(_saved(lab, name).cells[i]) for i in plot_cells):
+        assert time.monotonic() < deadline, f"{name}: the saved notebook never held the figures on screen"
+        time.sleep(0.5)
+
+
 @pytest.mark.parametrize("name", ANSWERED)
 def test_answered_lesson_runs_to_the_end_shows_its_plots_and_validates(page, lab, name):
     _open(page, lab, f"{name}/{name}.ipynb")
@@ -408,12 +431,15 @@ def test_answered_lesson_runs_to_the_end_shows_its_plots_and_validates(page, lab
         _cells(page).nth(i).screenshot(path=str(ARTIFACTS / f"03-{name}-plot-cell-{i:02d}.png"))
     assert all(shown_images.values()), f"{name}: plotting cells without an image: {[i for i, n in shown_images.items() if not n]}"
     assert not errors, f"{name}: errors after Run All: {errors}"
-    ok, message = _validate(page, lab, name)
-    page.screenshot(path=str(ARTIFACTS / f"04-{name}-validate.png"))
-    page.locator(".jp-Dialog .jp-Dialog-button.jp-mod-accept").click()
-    assert ok, f"Validate did not report success for {name}:\n{message[:3000]}"
-    assert "Success! Your notebook passes all the tests." in message
-    # The notebook Validate saved is the run on screen: check its outputs.
+    if name in VALIDATED:
+        ok, message = _validate(page, lab, name)
+        page.screenshot(path=str(ARTIFACTS / f"04-{name}-validate.png"))
+        page.locator(".jp-Dialog .jp-Dialog-button.jp-mod-accept").click()
+        assert ok, f"Validate did not report success for {name}:\n{message[:3000]}"
+        assert "Success! Your notebook passes all the tests." in message
+    else:
+        _save_and_wait(page, lab, name, plot_cells)
+    # The notebook saved (by Validate or by File > Save) is the run on screen: check its outputs.
     saved = _saved(lab, name)
     for i in plot_cells:
         assert images(saved.cells[i]) >= 1, f"{name}: cell {i} saved without its image"

@@ -6,7 +6,7 @@ would hold it (tests/fresh_copy.py); the last one, which starts JupyterLab, gets
 port and token, and the test asks the running server whether it is the student set-up on ``lessons/``.
 
 What is real and what is not: a fresh install of requirements.txt downloads about 1.4 GB (PyTorch
-above all), minutes of a suite that already takes half an hour, and needs the package index. So by
+above all), minutes of a suite that takes about a quarter of an hour, and needs the package index. So by
 default the new virtual environment sees the packages of the environment running this test (a ``.pth``
 file naming its site-packages, written right after the README's ``venv`` line, and ``python3`` is the
 interpreter that environment was made from): the README's ``pip install -r requirements.txt`` then runs

@@ -16,13 +16,16 @@ a suite that already executes each of them several times):
 2. The kernel (instant): in the student's environment the backend is the inline one, and every helper
    of ``coursekit.plots`` (the helpers the plotting cells call) produces an image.
 3. Running lessons (default: 00, 01 and 08, which call every coursekit helper but ``plot_runs`` and
-   pyplot directly, about a minute): each cell found in (1) produces at least one PNG image.
-   ``COURSEKIT_PLOT_LESSONS=all`` (or a comma-separated list of names) runs other lessons too.
+   pyplot directly, about a minute): each cell found in (1) produces at least one PNG image. Where
+   tests/test_browser.py can run, it checks 01 and 08 the same way in a real JupyterLab, so here they
+   run only where it cannot. ``COURSEKIT_PLOT_LESSONS=all`` (or a comma-separated list of names) runs
+   other lessons too.
 """
 
 from __future__ import annotations
 
 import os
+from unittest import mock
 
 import pytest
 
@@ -31,8 +34,10 @@ from autograder import course, notebooks
 from coursekit import plots
 from plotting_cells import FIGURE_HIDERS, images, plotting_cells
 from submission_factory import student_copy
+from test_browser import ANSWERED as BROWSER_LESSONS
+from test_browser import browser_missing
 
-RUN_BY_DEFAULT = ("00_setup", "01_tensors", "08_mnist_mlp")
+RUN_BY_DEFAULT = ("00_setup",) + (BROWSER_LESSONS if browser_missing() else ())
 ALL = course.assignments()
 
 
@@ -51,6 +56,25 @@ def student_kernel_env() -> dict[str, str]:
 
 def test_the_student_setup_drops_a_headless_backend():
     assert "MPLBACKEND" not in student_kernel_env()
+
+
+def test_the_started_server_keeps_the_rest_of_the_environment(monkeypatch):
+    """What `python -m courselab` leaves in the environment its kernels inherit: everything but MPLBACKEND.
+    (It once cleared the environment before reading it, and kernels ran without HOME, LANG or a thread
+    limit: two maths threads made lesson 08's Validate 10 times slower on a busy machine.)"""
+    from jupyterlab.labapp import LabApp
+
+    seen = {}
+    monkeypatch.setattr(LabApp, "launch_instance", classmethod(lambda cls, argv=None: seen.update(os.environ)))
+    monkeypatch.setattr(os, "chdir", lambda path: None)
+    for name, value in {"MPLBACKEND": "Agg", "OMP_NUM_THREADS": "1", "HOME": "/home/student", "LANG": "C.UTF-8"}.items():
+        monkeypatch.setenv(name, value)
+    with mock.patch.dict(os.environ):  # main() replaces the environment: put this process's back afterwards
+        assert courselab.main(["student", "--no-browser"]) == 0
+    assert "MPLBACKEND" not in seen
+    assert {k: seen.get(k) for k in ("OMP_NUM_THREADS", "HOME", "LANG")} == {
+        "OMP_NUM_THREADS": "1", "HOME": "/home/student", "LANG": "C.UTF-8"}
+    assert seen["JUPYTER_CONFIG_PATH"].split(os.pathsep)[0] == str(courselab.settings_dir("student"))
 
 
 def test_every_lesson_draws_and_nothing_hides_a_figure():

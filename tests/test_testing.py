@@ -360,6 +360,47 @@ def test_expect_error():
     testing.expect_error(lambda: strict(-1), ValueError, ("negative",), "a negative x")
     fails(lambda: testing.expect_error(lambda: strict(1), ValueError, ("negative",), "x = 1"), "was accepted")
     fails(lambda: testing.expect_error(lambda: strict(-1), ValueError, ("magic",), "a negative x"), "should mention")
+    testing.expect_error(lambda: [][0], (IndexError, KeyError), (), "one past the end")
+    fails(lambda: testing.expect_error(lambda: {}["k"], IndexError, (), "a missing key", hint="raise IndexError"),
+          "raised KeyError")
+
+
+def test_runs_returns_the_result_or_says_what_failed():
+    assert testing.runs(lambda: 3, "three", "no hint needed") == 3
+    try:
+        testing.runs(lambda: 1 / 0, "dividing by zero", "check the divisor first")
+    except CheckFailed as failure:
+        assert "dividing by zero failed: ZeroDivisionError" in str(failure) and "check the divisor" in str(failure)
+    else:
+        raise AssertionError("runs() let an exception pass")
+
+
+def test_check_restored_notices_weights_rates_and_optimizer_state():
+    torch.manual_seed(0)
+    model = nn.Linear(3, 2)
+    adam = torch.optim.Adam(model.parameters(), lr=0.1)
+    before = testing.snapshot(model, adam)
+    testing.check_restored(model, adam, before, "nothing")
+
+    def one_step():
+        adam.zero_grad()
+        model(torch.randn(4, 3)).sum().backward()
+        adam.step()
+
+    one_step()
+    fails(lambda: testing.check_restored(model, adam, before, "a step"), "has changed")
+    model.load_state_dict(before["model"])
+    fails(lambda: testing.check_restored(model, adam, before, "a step"), "holds state")
+    adam.load_state_dict(before["optimizer"])
+    testing.check_restored(model, adam, before, "a step undone")
+    adam.param_groups[0]["lr"] = 1.0
+    fails(lambda: testing.check_restored(model, adam, before, "a new rate"), "learning rate")
+
+
+def test_nan_loss_from_turns_nan_at_its_call():
+    loss = testing.NanLossFrom(2)
+    logits, target = torch.randn(4, 3), torch.tensor([0, 1, 2, 0])
+    assert torch.isfinite(loss(logits, target)) and torch.isnan(loss(logits, target)) and torch.isnan(loss(logits, target))
 
 
 def test_refuse_cuda_puts_everything_back():

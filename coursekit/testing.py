@@ -715,9 +715,10 @@ def _name_of(error: BaseException) -> str:
 
 
 def expect_error(fn: Callable[[], Any], error: type[BaseException] | tuple[type[BaseException], ...],
-                 words: Sequence[str], what: str, hint: str | None = None) -> None:
-    """``fn()`` must raise ``error`` (a type or a tuple of types) whose message contains one of ``words``
-    (any message when ``words`` is empty). Another exception, or none, fails with ``hint``."""
+                 words: Sequence[str], what: str, hint: str | None = None) -> BaseException:
+    """``fn()`` must raise ``error`` (a type or a tuple of types) whose message contains one of ``words``,
+    in any case (any message when ``words`` is empty); returns it, for checks of its own. Another
+    exception, or none, fails with ``hint``."""
     expected = " or ".join(e.__name__ for e in (error if isinstance(error, tuple) else (error,)))
     hint = hint or "check the input before using it, and raise with a message that says what is wrong."
     try:
@@ -725,6 +726,7 @@ def expect_error(fn: Callable[[], Any], error: type[BaseException] | tuple[type[
     except error as raised:
         check(not words or any(w in str(raised).lower() for w in words),
               f"for {what} the {type(raised).__name__} should mention '{words[0] if words else ''}'; it says: {raised}", hint)
+        return raised
     except Exception as other:
         raise CheckFailed(f"{what} should raise {expected}, but it raised {_name_of(other)}: {other}", hint) from None
     else:

@@ -70,10 +70,10 @@ def pytest_collection_modifyitems(config, items):
 # build its own copy: they are sent as one group. The grading tests share one graded run per lesson,
 # and each variants test stands alone, so those groups are a module's tests of one lesson.
 _SPREAD_BY_LESSON = {"test_grading", "test_variants"}
-# Seconds the slow modules take on this 2-core machine (a fresh-clone run, --durations); the ones
-# not named here take a few seconds. Only the order of the groups depends on them.
-_MODULE_SECONDS = {"test_browser": 240, "test_hostile_submissions": 210, "test_shards": 90, "test_slurm": 70,
-                   "test_release": 55, "test_grading_isolation": 40, "test_plain_commands": 25}
+# Seconds the slow modules took on this 2-core machine (`make test --durations`, two workers, 2026-12-03);
+# the ones not named here take a few seconds. Only the order of the groups depends on them.
+_MODULE_SECONDS = {"test_hostile_submissions": 250, "test_browser": 170, "test_shards": 95, "test_slurm": 60,
+                   "test_grading_isolation": 55, "test_release": 45, "test_plain_commands": 15}
 
 
 def _module_and_lesson(nodeid: str) -> tuple[str, str | None]:

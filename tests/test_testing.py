@@ -361,6 +361,8 @@ def test_expect_error():
     fails(lambda: testing.expect_error(lambda: strict(1), ValueError, ("negative",), "x = 1"), "was accepted")
     fails(lambda: testing.expect_error(lambda: strict(-1), ValueError, ("magic",), "a negative x"), "should mention")
     testing.expect_error(lambda: [][0], (IndexError, KeyError), (), "one past the end")
+    raised = testing.expect_error(lambda: strict(-2), ValueError, (), "x = -2")
+    assert isinstance(raised, ValueError) and "negative" in str(raised)
     fails(lambda: testing.expect_error(lambda: {}["k"], IndexError, (), "a missing key", hint="raise IndexError"),
           "raised KeyError")
 

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import ast
 import contextlib
+import http.server
 import json
 import os
 import re
@@ -40,6 +41,7 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 import urllib.error
 import urllib.request
@@ -486,6 +488,30 @@ def test_wrong_answer_shows_its_message_and_hint_first(page, lab):
     assert "Traceback" not in text and "checks.py" not in text, text
 
 
+def _formgrader(page):
+    """Formgrader's page: it lives in an iframe inside the Formgrader tab."""
+    return page.frame_locator("#formgrader iframe")
+
+
+def _formgrader_text(page, until: str, timeout_s: float = 180) -> str:
+    """Formgrader's text once it shows ``until`` (it lists the assignments after a request of its own).
+
+    The wait is Playwright's: a loop of time.sleep and page.frames would never see the iframe if it
+    loads after the loop starts, because the sync API learns of new frames only inside its own calls
+    (that made this test fail once in CI, under load)."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    body = _formgrader(page).locator("body")
+    try:
+        body.filter(has_text=until).wait_for(timeout=timeout_s * 1000)
+    except PlaywrightTimeout:
+        page.screenshot(path=str(ARTIFACTS / "06-instructor-formgrader-not-ready.png"))
+        shown = body.inner_text(timeout=5_000) if body.count() else "(no page in the Formgrader tab)"
+        pytest.fail(f"Formgrader did not list {until!r} in {timeout_s:.0f} s; frames {[f.url for f in page.frames]}; "
+                    f"it shows:\n{shown[:2000]}")
+    return body.inner_text()
+
+
 def test_instructor_setup_has_formgrader_on_this_course_and_keeps_solutions_tidy(page, instructor_lab):
     lab, root = instructor_lab, instructor_lab["root"]
     name = "01_tensors"
@@ -507,21 +533,51 @@ def test_instructor_setup_has_formgrader_on_this_course_and_keeps_solutions_tidy
     assert "Nbgrader" in menus, f"the instructor's menu bar: {menus}"
     _menu(page, "Nbgrader", "Formgrader")
     page.wait_for_selector("#formgrader", state="visible", timeout=60_000)
-    deadline, text = time.monotonic() + 180, ""
-    while "ex5_sgd_momentum" not in text:  # Formgrader is a page in an iframe; it lists the assignments when ready
-        if time.monotonic() > deadline:
-            page.screenshot(path=str(ARTIFACTS / "06-instructor-formgrader-not-ready.png"))
-            pytest.fail(f"Formgrader did not list the assignments; frames {[f.url for f in page.frames]}:\n{text[:2000]}")
-        time.sleep(1)
-        frame = next((f for f in page.frames if "/formgrader" in f.url), None)
-        text = frame.evaluate("() => document.body.textContent") if frame else ""
+    text = _formgrader_text(page, until=course.assignments()[-1])
     page.screenshot(path=str(ARTIFACTS / "06-instructor-formgrader.png"))
     missing = [a for a in course.assignments() if a not in text]
     assert not missing, f"Formgrader does not list {missing}"
-    warnings = frame.evaluate("""() => [...document.querySelectorAll('.alert')]
-        .filter(e => e.offsetParent !== null).map(e => e.innerText.trim()).filter(t => t)""")
+    warnings = [t.strip() for t in _formgrader(page).locator(".alert:visible").all_inner_texts() if t.strip()]
     assert not warnings, f"Formgrader warns: {warnings}"
     assert (root / ".instructor" / "gradebook.db").is_file() and not (root / "gradebook.db").exists()
     assert page.locator("#nbgrader-create_assignemnt").count() == 1, "Create Assignment is missing"
     assert not page.locator(".Toastify__toast").all_inner_texts()
 
+
+
+class _LateFormgrader(http.server.BaseHTTPRequestHandler):
+    """A page whose Formgrader tab gets its iframe late, and whose iframe's page answers slowly: the
+    order of events that a busy machine produces."""
+
+    PAGES = {
+        "/": b"<body><div id='formgrader'></div><script>setTimeout(() => { const f = document.createElement('iframe');"
+             b" f.src = '/formgrader'; document.getElementById('formgrader').appendChild(f); }, 1500)</script></body>",
+        "/formgrader": b"<body><table><tr><td>01_tensors</td></tr><tr><td>ex5_sgd_momentum</td></tr></table></body>",
+    }
+
+    def do_GET(self):
+        body = self.PAGES.get(self.path, b"")
+        if self.path == "/formgrader":
+            time.sleep(1.5)
+        self.send_response(200 if body else 404)
+        self.send_header("Content-Type", "text/html")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args):
+        pass
+
+
+def test_formgrader_wait_sees_an_iframe_that_loads_after_the_wait_began(page):
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _LateFormgrader)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        page.goto(f"http://127.0.0.1:{server.server_port}/", wait_until="commit")
+        assert not page.locator("#formgrader iframe").count(), "the iframe should not exist yet"
+        assert "ex5_sgd_momentum" in _formgrader_text(page, until="ex5_sgd_momentum", timeout_s=30)
+        # And a page that never shows the words fails with what it shows, not a bare timeout.
+        with pytest.raises(pytest.fail.Exception, match=r"(?s)did not list 'ex9'.*it shows:.*ex5_sgd_momentum"):
+            _formgrader_text(page, until="ex9", timeout_s=2)
+    finally:
+        server.shutdown()

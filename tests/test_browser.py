@@ -493,7 +493,8 @@ def _formgrader(page):
     return page.frame_locator("#formgrader iframe")
 
 
-def _formgrader_text(page, until: str, timeout_s: float = 180) -> str:
+def _formgrader_text(page, until: str, timeout_s: float = 180,
+                     screenshot: Path = ARTIFACTS / "06-instructor-formgrader-not-ready.png") -> str:
     """Formgrader's text once it shows ``until`` (it lists the assignments after a request of its own).
 
     The wait is Playwright's: a loop of time.sleep and page.frames would never see the iframe if it
@@ -505,7 +506,7 @@ def _formgrader_text(page, until: str, timeout_s: float = 180) -> str:
     try:
         body.filter(has_text=until).wait_for(timeout=timeout_s * 1000)
     except PlaywrightTimeout:
-        page.screenshot(path=str(ARTIFACTS / "06-instructor-formgrader-not-ready.png"))
+        page.screenshot(path=str(screenshot))
         shown = body.inner_text(timeout=5_000) if body.count() else "(no page in the Formgrader tab)"
         pytest.fail(f"Formgrader did not list {until!r} in {timeout_s:.0f} s; frames {[f.url for f in page.frames]}; "
                     f"it shows:\n{shown[:2000]}")
@@ -569,7 +570,7 @@ class _LateFormgrader(http.server.BaseHTTPRequestHandler):
         pass
 
 
-def test_formgrader_wait_sees_an_iframe_that_loads_after_the_wait_began(page):
+def test_formgrader_wait_sees_an_iframe_that_loads_after_the_wait_began(page, tmp_path):
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _LateFormgrader)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     try:
@@ -578,6 +579,6 @@ def test_formgrader_wait_sees_an_iframe_that_loads_after_the_wait_began(page):
         assert "ex5_sgd_momentum" in _formgrader_text(page, until="ex5_sgd_momentum", timeout_s=30)
         # And a page that never shows the words fails with what it shows, not a bare timeout.
         with pytest.raises(pytest.fail.Exception, match=r"(?s)did not list 'ex9'.*it shows:.*ex5_sgd_momentum"):
-            _formgrader_text(page, until="ex9", timeout_s=2)
+            _formgrader_text(page, until="ex9", timeout_s=2, screenshot=tmp_path / "not-ready.png")
     finally:
         server.shutdown()

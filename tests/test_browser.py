@@ -284,7 +284,7 @@ def _error_texts(page, path: Path) -> list[tuple[int, str]]:
     """
     _save(page)
     found = []
-    for index, cell in enumerate(notebooks.read(path).cells):
+    for index, cell in enumerate(_read_whole(path).cells):
         if notebooks.errors(cell):
             shown = _cells(page).nth(index).locator(".jp-OutputArea-output").all_text_contents()
             traceback = ANSI.sub("", "\n".join(notebooks.errors(cell)[0].get("traceback", [])))
@@ -333,8 +333,22 @@ def _has_cuda() -> bool:
     return torch.cuda.is_available()
 
 
+def _read_whole(path: Path, timeout_s: float = 30):
+    """The notebook on disk, read when it is whole. Jupyter's "atomic" save rewrites the file in place
+    (it keeps a backup beside it while it writes), so a read during a save (File > Save, or an autosave)
+    can find it empty or cut short: read again until it parses."""
+    deadline = time.monotonic() + timeout_s
+    while True:
+        try:
+            return notebooks.read(path)
+        except ValueError:  # not JSON yet: nbformat's NotJSONError and json's JSONDecodeError are ValueErrors
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.2)
+
+
 def _saved(lab, name: str):
-    return notebooks.read(lab["lessons"] / name / f"{name}.ipynb")
+    return _read_whole(lab["lessons"] / name / f"{name}.ipynb")
 
 
 def test_student_setup_shows_no_instructor_tools_or_popups(page, lab):
@@ -582,3 +596,18 @@ def test_formgrader_wait_sees_an_iframe_that_loads_after_the_wait_began(page, tm
             _formgrader_text(page, until="ex9", timeout_s=2, screenshot=tmp_path / "not-ready.png")
     finally:
         server.shutdown()
+
+
+def test_reading_a_saved_notebook_waits_out_a_save_in_progress(tmp_path):
+    path = tmp_path / "lesson.ipynb"
+    text = notebooks.dumps(notebooks.read(course.lesson_notebook(UNTOUCHED)))
+    path.write_text(text[: len(text) // 2], encoding="utf-8")  # what a reader meets halfway through a save
+    finish = threading.Timer(0.6, lambda: path.write_text(text, encoding="utf-8"))
+    finish.start()
+    try:
+        assert len(_read_whole(path).cells) == len(notebooks.read(course.lesson_notebook(UNTOUCHED)).cells)
+    finally:
+        finish.join()
+    path.write_text("", encoding="utf-8")  # a save that never ends is still an error, after the wait
+    with pytest.raises(ValueError):
+        _read_whole(path, timeout_s=0.5)

@@ -9,13 +9,18 @@ each mapping a class of mistake (coursekit.testing.CLASSES) to a list of cell so
   test cell passing;
 - ``ONE_WAY`` (optional): classes of a cell that have one correct spelling only, with the reason;
 - ``NOT_TESTED`` (optional): classes that seem to apply to a cell but are deliberately not tested
-  there, with the reason.
+  there, with the reason;
+- ``LEAVE_OUT`` (optional): plain (ungraded) cells this run skips, each named by its first line, with
+  the reason: a long run that only plots and prose read, before a cell that has variants. If a test
+  cell did read what one makes, the solution would fail that test here, loudly.
 
 Together they are the table of promises, docs/promises.md (``python -m autograder promises``).
 
 Everything runs in one kernel per notebook: the source notebook (hidden tests included) is executed
 top to bottom, and at each solution cell that has variants, each variant is run followed by the
-test cells it feeds, then the real solution is run again before moving on.
+test cells it feeds, then the real solution is run again before moving on. The run ends with the
+last variant of the last cell that has any: what follows cannot change a verdict, and the grading
+tests already run every solution to its end with full marks.
 """
 
 from __future__ import annotations
@@ -57,7 +62,8 @@ def load_file(assignment: str) -> dict[str, dict]:
     path = VARIANTS_DIR / f"{assignment}.py"
     namespace = runpy.run_path(str(path)) if path.is_file() else {}
     return {"WRONG": _by_class(namespace.get("WRONG", {})), "RIGHT": _by_class(namespace.get("RIGHT", {})),
-            "ONE_WAY": namespace.get("ONE_WAY", {}), "NOT_TESTED": namespace.get("NOT_TESTED", {})}
+            "ONE_WAY": namespace.get("ONE_WAY", {}), "NOT_TESTED": namespace.get("NOT_TESTED", {}),
+            "LEAVE_OUT": namespace.get("LEAVE_OUT", {})}
 
 
 def load_variants(assignment: str) -> tuple[Variants, Variants]:
@@ -109,30 +115,53 @@ def _trial(client, nb, index: int, assignment: str, kind: str, mistake: str, num
     return VariantResult(grade_id, kind, number, mistake, failing, messages)
 
 
+def _first_line(cell) -> str:
+    return cell.source.strip().partition("\n")[0].strip()
+
+
+def left_out(nb, assignment: str, leave_out: dict[str, str]) -> set[int]:
+    """Indices of the cells named in LEAVE_OUT: each name must match exactly one plain code cell."""
+    found = set()
+    for line in leave_out:
+        matches = [i for i, c in enumerate(nb.cells) if c.cell_type == "code" and _first_line(c) == line.strip()]
+        if len(matches) != 1:
+            raise ValueError(f"{assignment} LEAVE_OUT {line!r} should name one code cell by its first line; "
+                             f"it matches {len(matches)}")
+        if notebooks.grading(nb.cells[matches[0]]):
+            raise ValueError(f"{assignment} LEAVE_OUT {line!r} is a graded cell: only plain cells may be left out")
+        found |= set(matches)
+    return found
+
+
 def try_variants(assignment: str) -> list[VariantResult]:
-    wrong, right = load_variants(assignment)
+    declared = load_file(assignment)
+    wrong, right = declared["WRONG"], declared["RIGHT"]
     path = course.solution_notebook(assignment)
     nb = notebooks.read(path)
     ids = {notebooks.grading(c).get("grade_id") for c in nb.cells if notebooks.is_solution_cell(c)}
     unknown = sorted((set(wrong) | set(right)) - ids)
     if unknown:
         raise ValueError(f"{assignment} variants name cells that are not solution cells: {unknown}")
+    skipped = left_out(nb, assignment, declared["LEAVE_OUT"])
+    varied = [i for i, c in enumerate(nb.cells)
+              if notebooks.is_solution_cell(c) and notebooks.grading(c)["grade_id"] in set(wrong) | set(right)]
     client = notebooks.client(nb, path.parent, timeout=settings.CELL_TIMEOUT_S)
     results: list[VariantResult] = []
-    # The cells after the last test cell (plots, a longer run) cannot change what a test says: stop there.
-    last_test = max((i for i, c in enumerate(nb.cells) if notebooks.is_test_cell(c)), default=-1)
     with client.setup_kernel():
-        for index, cell in enumerate(nb.cells[:last_test + 1]):
-            if cell.cell_type != "code":
+        for index, cell in enumerate(nb.cells[:max(varied, default=-1) + 1]):
+            if cell.cell_type != "code" or index in skipped:
                 continue
             grade_id = notebooks.grading(cell).get("grade_id")
-            if notebooks.is_solution_cell(cell) and grade_id in set(wrong) | set(right):
-                # Each variant in place of this cell, with the cells above run as written; then the real
-                # solution below, once, for the cells that follow (a training cell can take a minute).
+            if index in varied:
+                # Each variant in place of this cell, with the cells above run as written.
                 results += [_trial(client, nb, index, assignment, *trial) for trial in _trials(wrong, right, grade_id)]
+                if index == varied[-1]:
+                    break  # nothing below can change a verdict (a training cell can take a minute)
+            # The real cell, once, for the cells that follow.
             client.execute_cell(cell, index)
-            if notebooks.is_test_cell(cell) and _error(cell):  # the ground the variants stand on
-                raise ValueError(f"{assignment}: the solution fails its own test {grade_id} in the variants run: {_error(cell)}")
+            if _error(cell):  # the ground the variants stand on (and a LEAVE_OUT that took too much)
+                what = f"its own test {grade_id}" if notebooks.is_test_cell(cell) else f"cell {index} ({_first_line(cell)!r})"
+                raise ValueError(f"{assignment}: the solution fails {what} in the variants run: {_error(cell)}")
     return results
 
 

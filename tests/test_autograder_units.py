@@ -143,3 +143,20 @@ def test_check_explains_a_missing_name_by_the_cell_that_failed_above():
     assert "a cell above failed first" in message and "ValueError: x and y" in message
     assert explain(nb, 1, None) is None
     assert explain(nb, 1, "NotImplementedError: ").startswith("not done yet")
+
+
+def test_leave_out_names_one_plain_cell_by_its_first_line_and_nothing_else():
+    from autograder.variants import left_out
+
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("x = 1"), nbformat.v4.new_code_cell("long_run()\nmore()"),
+                                         _test_cell("check(x == 1)"), nbformat.v4.new_code_cell("twice()"),
+                                         nbformat.v4.new_code_cell("twice()")])
+    assert left_out(nb, "demo", {"long_run()": "why"}) == {1} == left_out(nb, "demo", {"  long_run()  ": "why"})
+    assert left_out(nb, "demo", {}) == set()
+    with pytest.raises(ValueError, match="matches 0"):
+        left_out(nb, "demo", {"no_such_cell()": "why"})
+    with pytest.raises(ValueError, match="matches 2"):
+        left_out(nb, "demo", {"twice()": "why"})
+    nb.cells[1].metadata["nbgrader"] = {"grade": False, "solution": True, "grade_id": "s"}
+    with pytest.raises(ValueError, match="graded cell"):
+        left_out(nb, "demo", {"long_run()": "why"})

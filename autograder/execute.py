@@ -24,14 +24,18 @@ import threading
 import time
 from pathlib import Path
 
-import nbformat
-from jupyter_client import AsyncKernelManager
-from nbclient import NotebookClient
-from nbclient.exceptions import CellTimeoutError, DeadKernelError
+from .settings import skip_slow_unused_imports
 
-from . import sandbox, settings
-from .settings import CELL_TIME_LIMIT
-from .kernel_guard import RUN_NAME
+skip_slow_unused_imports()  # before nbformat: this process starts once per submission
+
+import nbformat  # noqa: E402
+from jupyter_client import AsyncKernelManager  # noqa: E402
+from nbclient import NotebookClient  # noqa: E402
+from nbclient.exceptions import CellTimeoutError, DeadKernelError  # noqa: E402
+
+from . import sandbox, settings  # noqa: E402
+from .settings import CELL_TIME_LIMIT  # noqa: E402
+from .kernel_guard import RUN_NAME  # noqa: E402
 
 INTERRUPT_GRACE_S = 10              # how long an interrupted cell may take to stop before the kernel is killed
 MAX_OUTPUT_CHARS = 2_000_000        # per cell, before the feedback's own, stricter cut

@@ -6,6 +6,8 @@ root's ``nbgrader_config.py`` and the grader use the same per-cell limit and rel
 
 from __future__ import annotations
 
+import sys
+
 # Training cells run for minutes on a CPU; nbgrader's default of 30 s per cell is far too short.
 # The one source of the per-cell limit: Validate, `check`, `grade` and the notebook tests read it here.
 CELL_TIMEOUT_S = 600
@@ -62,3 +64,16 @@ def configure(c, *, source: str, release: str, cell_timeout: int = CELL_TIMEOUT_
     # Feedback must never show hidden tests (nbgrader's default shows them in source and tracebacks).
     c.GenerateFeedback.preprocessors = [
         "nbgrader.preprocessors.GetGrades", *FEEDBACK_STEPS, "nbconvert.preprocessors.CSSHTMLHeaderPreprocessor"]
+
+
+# nbformat imports jsonschema, which imports its optional IRI checker (rfc3987_syntax) if it is installed
+# (jupyter_events installs it); that module builds a grammar at import, 1.2 s of CPU here, for a string
+# format that no notebook schema uses. The processes the autograder starts by the hundred (one executor
+# per submission) and its command line block that one import before they import nbformat.
+SLOW_UNUSED_IMPORTS = ("rfc3987_syntax",)
+
+
+def skip_slow_unused_imports() -> None:
+    """Make ``import rfc3987_syntax`` fail fast in this process (jsonschema then leaves out the IRI format)."""
+    for name in SLOW_UNUSED_IMPORTS:
+        sys.modules.setdefault(name, None)

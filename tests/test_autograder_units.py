@@ -160,3 +160,17 @@ def test_leave_out_names_one_plain_cell_by_its_first_line_and_nothing_else():
     nb.cells[1].metadata["nbgrader"] = {"grade": False, "solution": True, "grade_id": "s"}
     with pytest.raises(ValueError, match="graded cell"):
         left_out(nb, "demo", {"long_run()": "why"})
+
+
+def test_the_executor_skips_the_slow_unused_iri_checker_and_still_validates_notebooks():
+    import subprocess
+    import sys
+
+    from autograder import course
+
+    code = ("import sys, autograder.execute, nbformat; from autograder import notebooks; "
+            f"nbformat.validate(notebooks.read({str(course.solution_notebook('01_tensors'))!r})); "
+            "print(sys.modules.get('rfc3987_syntax', 'absent'))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "None", "the executor (one process per submission) imported rfc3987_syntax"

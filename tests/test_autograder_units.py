@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import nbformat
 import pytest
 
-from autograder import notebooks
+from autograder import course, notebooks
 from autograder.check import check, format_table, CheckRow
 from autograder.feedback import HIDDEN_NOTE, HideHiddenTests, prepare_for_feedback, strip_hidden
 from autograder.settings import FEEDBACK_STEPS, configure
+from autograder.variants import left_out
 
 
 def _test_cell(source: str):
@@ -146,8 +150,6 @@ def test_check_explains_a_missing_name_by_the_cell_that_failed_above():
 
 
 def test_leave_out_names_one_plain_cell_by_its_first_line_and_nothing_else():
-    from autograder.variants import left_out
-
     nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("x = 1"), nbformat.v4.new_code_cell("long_run()\nmore()"),
                                          _test_cell("check(x == 1)"), nbformat.v4.new_code_cell("twice()"),
                                          nbformat.v4.new_code_cell("twice()")])
@@ -163,11 +165,6 @@ def test_leave_out_names_one_plain_cell_by_its_first_line_and_nothing_else():
 
 
 def test_the_executor_skips_the_slow_unused_iri_checker_and_still_validates_notebooks():
-    import subprocess
-    import sys
-
-    from autograder import course
-
     code = ("import sys, autograder.execute, nbformat; from autograder import notebooks; "
             f"nbformat.validate(notebooks.read({str(course.solution_notebook('01_tensors'))!r})); "
             "print(sys.modules.get('rfc3987_syntax', 'absent'))")

@@ -1,4 +1,4 @@
-from .settings import skip_slow_unused_imports
+from .core.settings import skip_slow_unused_imports
 
 skip_slow_unused_imports()  # before the commands import nbformat: 1.2 s less on every call
 

@@ -6,9 +6,9 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from . import shards
-from .sandbox import Limits
-from .settings import GRADED, NOT_SUBMITTED
+from .scale import shards
+from .grading.job import Limits
+from .core.settings import GRADED, NOT_SUBMITTED
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -101,27 +101,27 @@ def add_grading_options(p: argparse.ArgumentParser) -> None:
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     if args.command == "release":
-        from . import release
+        from .authoring import release
 
         release.release(args.names, into=args.into)
         return 0
     if args.command == "check":
-        from .check import check
+        from .authoring.check import check
 
         return check(args.notebook)
     if args.command == "promises":
-        from . import promises
+        from .authoring import promises
 
-        print(f"{promises.TABLE} " + ("updated" if promises.write() else "unchanged"))
+        print(f"{promises.TABLE} and {promises.SECURITY} " + ("updated" if promises.write() else "unchanged"))
         return 0
     if args.command == "variants":
-        from .variants import VARIANTS_DIR, report
+        from .authoring.variants import VARIANTS_DIR, report
 
         names = args.names or sorted(p.stem for p in VARIANTS_DIR.glob("*.py"))
         return max([report(name) for name in names] + [0])
     if args.command in ("merge", "slurm", "kubernetes", "k8s"):
         return _cluster_command(args)
-    from .grade import grade
+    from .scale.grade import grade
 
     limits = Limits(wall_s=args.timeout, cell_s=args.cell_timeout, memory_mb=args.memory_mb, file_mb=args.file_mb,
                     tmp_mb=args.tmp_mb, processes=args.processes, threads=args.threads, network=args.allow_network)
@@ -132,10 +132,10 @@ def main(argv: list[str] | None = None) -> int:
 
 def _cluster_command(args: argparse.Namespace) -> int:
     """merge, slurm and kubernetes (docs/grading-at-scale.md)."""
-    from . import cluster
+    from .scale import cluster
 
     if args.command == "merge":
-        from .merge import MissingShards, merge
+        from .scale.merge import MissingShards, merge
 
         try:
             results = merge(args.folders, args.out, wait_s=args.wait)
@@ -146,11 +146,11 @@ def _cluster_command(args: argparse.Namespace) -> int:
             return 4
         return 0 if all(r.status in (GRADED, NOT_SUBMITTED) for r in results) else 3
     if args.command == "slurm":
-        from . import slurm
+        from .scale import slurm
 
         slurm.submit(slurm.from_args(args, cluster.grading_options(args)), dry_run=args.dry_run)
         return 0
-    from . import kubernetes
+    from .scale import kubernetes
 
     print(kubernetes.from_args(args, cluster.grading_options(args)).render(), end="")
     return 0

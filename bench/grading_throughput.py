@@ -28,7 +28,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
 
-from autograder import course, notebooks  # noqa: E402
+from autograder.core import course, notebooks  # noqa: E402
 from grading_compare import assert_same_class  # noqa: E402
 from local_slurm import LocalSlurm, why_not  # noqa: E402
 from submission_factory import student_copy  # noqa: E402
@@ -51,7 +51,7 @@ def environment() -> dict[str, str]:
 
 def one_mistake(name: str):
     """The complete notebook with the first wrong answer of tests/variants/<name>.py in place."""
-    from autograder.variants import load_variants
+    from autograder.authoring.variants import load_variants
 
     wrong, _ = load_variants(name)
     grade_id, by_class = next(iter(wrong.items()))

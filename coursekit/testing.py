@@ -1,5 +1,9 @@
 """Probes for the notebooks' hidden tests: each one catches a class of mistake the course teaches about.
 
+Hidden tests decide nothing in the kernel: they call the student's code and send what it returned, or
+what an instrument of this module saw, with ``coursekit.hidden``; the grader judges it outside. The
+instruments here (spies, made-up data, inputs on another device) make a mistake change what comes back.
+
 The classes (the rows of docs/promises.md, checked by tests/test_promises.py):
 
 ========== ===============================================================================
@@ -16,10 +20,18 @@ randomness randomness not from the given generator or seed (a DataLoader on the 
 format     constants of the visible data instead of the format's (the data's own max instead of 255)
 amp        autocast scope, the scaler's order, the optimizer under autocast, a clock read unsynchronised
 stability  overflow or NaN for large inputs
+evaluation a function evaluated away from where it was asked (a perturbed element not put back)
+aggregation a sum, a mean over the wrong count, or a dropped last batch where a (weighted) mean belongs
+boundaries a check off at its limit: < for <=, one item, zero rows
+provenance a figure from the wrong data (training data where test or validation data belong)
+scaler     a GradScaler missing where float16 needs it, or changing what a bfloat16/CPU/disabled step does
+autocast-device autocast's device_type written in ('cpu', 'cuda') instead of taken from the input
 ========== ===============================================================================
 
-Every probe either passes silently or raises :class:`coursekit.checks.CheckFailed` saying what it
-saw and what to do, like the visible checks. They use public PyTorch only.
+Nothing here judges an answer: the old ``check_*`` helpers that decided in the kernel are gone, and each
+instrument only records (docs/hidden-tests.md says what to send with which call). What still raises
+:class:`coursekit.checks.CheckFailed` is a refusal, such as :func:`refuse_cuda`'s: coursekit.hidden records that
+error as the result of the call it interrupted. Public PyTorch only.
 """
 
 from __future__ import annotations
@@ -34,7 +46,7 @@ from unittest import mock
 import torch
 from torch import nn
 
-from .checks import CheckFailed, check, check_device, check_shape
+from .checks import CheckFailed, check
 
 CLASSES = {
     "values": "the answer computes something else",
@@ -48,27 +60,39 @@ CLASSES = {
     "format": "constants of the visible data instead of the format's",
     "amp": "autocast scope, scaler order, optimizer under autocast, clock read unsynchronised",
     "stability": "overflow or NaN for large inputs",
+    "evaluation": "a function evaluated away from where it was asked (a perturbed element not put back)",
+    "aggregation": "a sum, a mean over the wrong count, or a dropped last batch where a (weighted) mean belongs",
+    "boundaries": "a check off at its limit (< for <=, one item, zero rows)",
+    "provenance": "a figure from the wrong data (training data where test or validation data belong)",
+    "scaler": "a GradScaler missing where float16 needs it, or changing a bfloat16, CPU or disabled step",
+    "autocast-device": "autocast's device_type written in instead of taken from the input",
 }
-# Which probes of this module test which class (tests/test_promises.py checks that a test cell whose
-# row names a class calls one of them).
+# What a hidden test of each class calls (tests/test_promises.py checks that the test cells of a row that names a
+# class call one of them). ``hidden.*`` are coursekit.hidden's functions; the others are instruments of this module.
 PROBES = {
-    "shapes": ("check_batch_sizes",),
-    "dtype": ("check_dtype", "check_range"),
-    "device": ("DeviceProbe", "MetaModel", "run_on_meta", "refuse_cuda", "pretend_cuda", "notebook_device_elsewhere"),
-    "logits": ("check_logits", "LossSpy", "check_loss_on_logits"),
-    "modes": ("ModeSpy", "check_eval_mode"),
-    "grad": ("RecordingSGD", "check_no_graph", "ModeSpy", "Untouched"),
-    "randomness": ("check_reproducible", "check_same_history", "check_loader_generator"),
+    "shapes": ("hidden.shapes",),
+    "dtype": ("hidden.same", "hidden.like"),
+    "device": ("DeviceProbe", "MetaModel", "hidden.on_meta", "refuse_cuda", "pretend_cuda", "notebook_device_elsewhere"),
+    "logits": ("LossSpy", "confident_logits"),
+    "modes": ("ModeSpy", "eval_outputs"),
+    "grad": ("RecordingSGD", "ModeSpy", "grad=True", "NoGradOnly"),
+    "randomness": ("reproducibility", "loader_generator"),
     "format": ("dim_images", "serve_dataset", "write_idx", "idx_bytes"),
-    "amp": ("AutocastSpy", "RecordingSGD", "ScalerSpy", "ClockSpy"),
-    "stability": ("check_finite",),
+    "amp": ("AutocastSpy", "RecordingSGD", "ScalerSpy", "ClockSpy", "precision_probe", "MatmulSGD"),
+    "stability": ("hidden.same", "hidden.check"),
+    "evaluation": ("EvaluationSpy", "cross_terms"),
+    "aggregation": ("ScriptedLoss", "batches_of"),
+    "boundaries": ("hidden.same", "hidden.raises"),
+    "provenance": ("batches_of", "ScriptedLoss", "serve_dataset", "hidden.same"),
+    "scaler": ("ScalerSpy", "RecordingSGD", "MatmulSGD"),
+    "autocast-device": ("hidden.on_meta", "AutocastSpy"),
 }
 
-__all__ = ["CLASSES", "PROBES", "MetaModel", "check_eval_mode", "check_same_history", "serve_dataset",
-           "refuse_cuda", "DeviceProbe", "run_on_meta", "check_logits", "LossSpy", "ModeSpy",
-           "RecordingSGD", "check_no_graph", "check_reproducible", "check_loader_generator", "check_batch_sizes",
-           "check_range", "check_finite", "dim_images", "write_idx", "AutocastSpy", "ScalerSpy", "ClockSpy",
-           "expect_error", "runs", "snapshot", "check_restored", "NanLossFrom", "twin", "pretend_cuda", "check_loss_on_logits", "Untouched", "notebook_device_elsewhere", "idx_bytes", "labelled_points"]
+__all__ = ["CLASSES", "PROBES", "MetaModel", "serve_dataset", "refuse_cuda", "DeviceProbe", "LossSpy", "ModeSpy",
+           "RecordingSGD", "dim_images", "write_idx", "AutocastSpy", "ScalerSpy", "ClockSpy", "NanLossFrom", "twin",
+           "pretend_cuda", "notebook_device_elsewhere", "idx_bytes", "labelled_points", "EvaluationSpy", "cross_terms",
+           "ScriptedLoss", "batches_of", "confident_logits", "eval_outputs", "reproducibility", "loader_generator",
+           "NoGradOnly", "MatmulSGD", "precision_probe"]
 
 
 # --- device -----------------------------------------------------------------------------------------
@@ -102,18 +126,18 @@ def _device_of(args: tuple, kwargs: dict) -> torch.device | None:
 
 
 class DeviceProbe:
-    """Run code with a device that is not the default one, and see which devices it asks for.
+    """Run code with a device that is not the default one, and record which devices it asks for.
 
     ``probe.device`` is ``torch.device("cpu", 0)``: the same hardware as ``"cpu"``, but a different
-    object, so ``x.to(device)`` and ``x.to("cpu")`` can be told apart by what they do. Inside the
-    ``with`` block every ``.to(...)`` of a tensor or a module is recorded and ``.cuda()`` fails::
+    object, so ``x.to(device)`` and ``x.to("cpu")`` can be told apart by what they ask for. Inside the
+    ``with`` block the device of every ``.to(...)`` of a tensor or a module is recorded in ``asked``, and
+    ``.cuda()`` is refused (see :func:`refuse_cuda`). Moves made by coursekit's own helpers (``InMemoryBatches``
+    keeps its shuffled order on the data's device, say) are in ``asked`` only; ``asked_outside_coursekit``
+    holds those of the code under test. A hidden test sends them with ``hidden.observed``::
 
         with DeviceProbe() as probe:
             train_step(model, batch, optimizer, loss_fn, probe.device)
-        probe.check("train_step")   # fails if the code moved anything to a device it was not given
-
-    Moves made by coursekit's own helpers (``InMemoryBatches`` keeps its shuffled order on the data's device, say)
-    are recorded in ``asked`` but never held against the code under test.
+        hidden.observed("the devices train_step moved data to", sorted({str(d) for d in probe.asked_outside_coursekit}))
     """
 
     def __init__(self) -> None:
@@ -146,48 +170,16 @@ class DeviceProbe:
     def __exit__(self, *exc) -> None:
         self._stack.close()
 
-    def check(self, what: str) -> None:
-        strangers = sorted({str(d) for d in self.asked_outside_coursekit if d != self.device})
-        check(not strangers, f"{what} moved data to {', '.join(strangers)}, a device it was not given "
-              f"(it was given {self.device}).",
-              "never write 'cpu' or 'cuda' inside a function: use the device argument, or the input's x.device.")
-
-    def check_moved(self, what: str) -> None:
-        """The code moved something to the device it was given (a batch that arrives elsewhere must be moved)."""
-        check(self.device in self.asked_outside_coursekit, f"{what} never moved anything to the device it was given ({self.device}); "
-              "on a GPU the batches would stay in the CPU's memory while the model waits on the GPU.",
-              "move each batch with x.to(device) and y.to(device) before the forward pass.")
-
-
-def run_on_meta(fn: Callable, *args, name: str = "the result", **kwargs):
-    """Call ``fn`` with every tensor argument moved to the ``meta`` device (shapes without data) and check that
-    every tensor it returns is on ``meta`` too: the function follows its input's device. Returns the result."""
-    def to_meta(value):
-        return value.to("meta") if isinstance(value, torch.Tensor) else value
-
-    with refuse_cuda():
-        try:
-            out = fn(*[to_meta(a) for a in args], **{k: to_meta(v) for k, v in kwargs.items()})
-        except CheckFailed:
-            raise
-        except Exception as error:
-            raise CheckFailed(f"with its inputs on another device ('meta'), the function raised {type(error).__name__}: "
-                              f"{str(error)[:160]}",
-                              "create new tensors on the input's device (device=x.device, or torch.zeros_like(x)), "
-                              "never on a device written in the code.") from None
-    for k, tensor in enumerate(_tensors(out)):
-        check_device(tensor, "meta", name=name if k == 0 else f"{name} (part {k + 1})")
-    return out
-
 
 class MetaModel(nn.Module):
     """A stand-in model whose parameters live on another device (``meta``: shapes without data), for code that must
-    move its data to the *model's* device. It records the device of every input and answers zeros of shape
-    (B, classes) on the CPU, so code that brings its results back with ``.cpu()`` runs on::
+    move its data to the *model's* device. It records in ``seen`` the device of every input, and answers zeros of
+    shape (B, classes) on the CPU, so code that brings its results back with ``.cpu()`` runs on. A hidden test sends
+    the devices with ``hidden.same`` (the solution gives its model every input on ``meta``)::
 
         far = MetaModel(784, 10)
         predict(far, x)        # x on the CPU
-        far.check("predict")   # fails if predict gave the model its input anywhere but on the model's device
+        hidden.same("the devices predict gave a model on another device", [d.type for d in far.seen])
     """
 
     def __init__(self, features: int, classes: int):
@@ -200,14 +192,6 @@ class MetaModel(nn.Module):
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         self.seen.append(x.device)
         return torch.zeros(x.shape[0], self.classes)
-
-    def check(self, what: str) -> None:
-        check(self.seen, f"{what} never called the model.")
-        strangers = sorted({str(d) for d in self.seen if d.type != "meta"})
-        check(not strangers, f"{what} gave the model its input on {', '.join(strangers)}, but the model's parameters "
-              "are on another device (meta).",
-              "move each batch to the model's device, x.to(next(model.parameters()).device), never to a device "
-              "written in the code or to the notebook's `device`.")
 
 
 @contextlib.contextmanager
@@ -228,16 +212,6 @@ def pretend_cuda(available: bool = True, namespace: dict | None = None) -> Itera
         finally:
             if namespace is not None:
                 namespace.update(saved)
-
-
-def _tensors(value) -> list[torch.Tensor]:
-    if isinstance(value, torch.Tensor):
-        return [value]
-    if isinstance(value, dict):
-        value = list(value.values())
-    if isinstance(value, (list, tuple)):
-        return [t for v in value for t in _tensors(v)]
-    return []
 
 
 @contextlib.contextmanager
@@ -273,37 +247,10 @@ def notebook_device_elsewhere(namespace: dict, name: str = "device", what: str =
 
 # --- logits -----------------------------------------------------------------------------------------
 
-def check_logits(out: torch.Tensor, name: str = "the output") -> None:
-    """Fail if ``out`` (B, C) looks like probabilities or log-probabilities rather than raw scores."""
-    out = out.detach().float()
-    rows = out.reshape(-1, out.shape[-1]) if out.dim() > 1 else out.reshape(1, -1)
-    if bool(((rows >= 0) & (rows <= 1)).all()) and torch.allclose(rows.sum(-1), torch.ones(rows.shape[0]), atol=1e-3):
-        raise CheckFailed(f"{name} looks like probabilities: every row is in [0, 1] and sums to 1.",
-                          "return raw scores (logits): CrossEntropyLoss applies the softmax itself. Remove the Softmax.")
-    if bool((rows <= 0).all()) and torch.allclose(rows.logsumexp(-1), torch.zeros(rows.shape[0]), atol=1e-3):
-        raise CheckFailed(f"{name} looks like log-probabilities: every row's logsumexp is 0.",
-                          "return raw scores (logits): CrossEntropyLoss applies log_softmax itself.")
-
-
-def check_loss_on_logits(loss_fn: Callable, logits: torch.Tensor, targets: torch.Tensor, name: str = "the loss") -> None:
-    """``logits`` must be confident and right for ``targets`` (scores some 20 or more apart). A loss computed from
-    logits gives about 0 for them, and about their size for ``-logits`` (confident and wrong); a loss that squashes
-    its input into probabilities first (a softmax or a sigmoid before the cross-entropy) can do neither."""
-    margin = float(logits.detach().abs().max())
-    squashed = ("a softmax (or a sigmoid) before the cross-entropy squashes the scores into [0, 1], so the loss can "
-                "neither reach 0 nor grow: give the raw logits to the loss, which applies log-softmax (log-sigmoid) itself.")
-    for sign, wanted in ((1, "about 0"), (-1, f"at least {margin / 2:g}")):
-        value = torch.as_tensor(loss_fn(sign * logits, targets)).detach()
-        check(value.numel() == 1, f"{name} should be one number, got a tensor of shape {tuple(value.shape)}.",
-              "average the per-example losses into a 0-dim tensor.")
-        value = float(value)
-        good = value < 1e-3 if sign > 0 else value > margin / 2
-        check(good, f"{name} of confident, {'correct' if sign > 0 else 'wrong'} logits (scores {margin:g} apart) should be "
-              f"{wanted}, got {value:.4g}.", squashed)
-
-
 class LossSpy(nn.Module):
-    """A loss function that records what it was given, to check that a training loop feeds it logits."""
+    """A loss function (``nn.CrossEntropyLoss()`` unless given another) that records in ``inputs`` a detached copy of
+    every output it was given. A hidden test sends them with ``hidden.check(..., rule="logits")`` (raw scores, not
+    probabilities), or with ``hidden.observed``."""
 
     def __init__(self, loss_fn: Callable | None = None):
         super().__init__()
@@ -314,17 +261,14 @@ class LossSpy(nn.Module):
         self.inputs.append(output.detach())
         return self.loss_fn(output, target)
 
-    def check_logits(self, what: str) -> None:
-        check(self.inputs, f"{what} never called the loss function it was given.", "compute loss_fn(logits, y).")
-        for output in self.inputs:
-            check_logits(output, name=f"what {what} passed to the loss function")
-
 
 # --- modes and gradients ------------------------------------------------------------------------------
 
 class ModeSpy:
-    """Records, at every forward call of ``model``, whether it was in training mode and whether autograd was
-    recording. ``with ModeSpy(model) as spy: ...`` then ``spy.training`` and ``spy.grad_enabled``."""
+    """Records, at every forward call of ``model``, whether it was in training mode (``training``) and whether
+    autograd was recording (``grad_enabled``): ``with ModeSpy(model) as spy: ...``, then a hidden test sends
+    ``spy.training`` and ``spy.grad_enabled`` with ``hidden.observed``. Where a value can show the mode, prefer it
+    (:func:`eval_outputs`, :class:`NoGradOnly`)."""
 
     def __init__(self, model: nn.Module):
         self.model = model
@@ -342,98 +286,12 @@ class ModeSpy:
     def __exit__(self, *exc) -> None:
         self._handle.remove()
 
-    def check_training(self, wanted: bool, what: str) -> None:
-        mode = "train()" if wanted else "eval()"
-        check(self.training, f"{what} never called the model.")
-        check(all(t == wanted for t in self.training), f"{what} ran the model in the wrong mode: it should be in {mode} "
-              f"mode at every call, it was {'training' if not wanted else 'eval'} at some.",
-              f"call model.{mode} at the start of {what}" + ("; dropout and BatchNorm behave differently in each mode."
-                                                             if wanted else " (dropout off, BatchNorm's running statistics)."))
-
-    def check_no_grad(self, what: str) -> None:
-        check(self.grad_enabled and not any(self.grad_enabled),
-              f"{what} ran the model with autograd recording: it builds a graph nobody will use.",
-              f"wrap the forward passes of {what} in `with torch.no_grad():` (or torch.inference_mode()).")
-
-
-def check_eval_mode(model: nn.Module, x: torch.Tensor, what: str = "the model") -> None:
-    """In ``eval()`` mode ``model`` must give the same output twice for ``x`` (dropout off), the same output for its
-    first two rows alone as within the whole batch (BatchNorm's running statistics, not the batch's), and leave its
-    buffers as they were. ``x`` needs three rows or more; the model's mode is put back afterwards."""
-    was_training = model.training
-    before = [b.detach().clone() for b in model.buffers()]
-    model.eval()
-    try:
-        with torch.no_grad():
-            whole, again, part = model(x), model(x), model(x[:2])
-    except CheckFailed:
-        raise
-    except Exception as error:
-        raise CheckFailed(f"in eval() mode {what} raised {type(error).__name__}: {str(error)[:160]}",
-                          "in eval() mode nothing may depend on the batch: BatchNorm uses its running statistics.") from None
-    finally:
-        model.train(was_training)
-    check(torch.equal(whole, again), f"in eval() mode {what} gives another output each time for the same input.",
-          "dropout must be off in eval() mode: use nn.Dropout, or F.dropout(x, p, training=self.training).")
-    check(torch.allclose(part, whole[:2], rtol=1e-4, atol=1e-5),
-          f"in eval() mode the output of {what} for a row changes with the other rows of its batch.",
-          "in eval() mode BatchNorm must normalise with its running statistics: keep nn.BatchNorm1d's defaults "
-          "(track_running_stats=True), and never force training=True.")
-    after = [b.detach() for b in model.buffers()]
-    check(len(after) == len(before) and all(torch.equal(a, b) for a, b in zip(after, before)),
-          f"a forward pass of {what} in eval() mode changed its buffers (BatchNorm's running statistics).",
-          "update the running statistics in training mode only (nn.BatchNorm1d does; so does "
-          "F.batch_norm(..., training=self.training)).")
-
-
-class Untouched:
-    """Checks that code leaves a tensor it was given as it found it: the same values, ``requires_grad`` and ``.grad``::
-
-        with Untouched(x, "x", what="grad_at"):
-            grad_at(f, x)
-
-    (When the block raises, that error is reported instead.)"""
-
-    def __init__(self, tensor: torch.Tensor, name: str = "the input", what: str = "the function"):
-        self.tensor, self.name, self.what = tensor, name, what
-
-    def __enter__(self) -> "Untouched":
-        self.values = self.tensor.detach().clone()
-        self.requires_grad = self.tensor.requires_grad
-        self.grad = None if self.tensor.grad is None else self.tensor.grad.detach().clone()
-        return self
-
-    def __exit__(self, kind, *exc) -> bool:
-        if kind is None:
-            self.check()
-        return False
-
-    def check(self) -> None:
-        tensor, grad = self.tensor, self.tensor.grad
-        check(tensor.requires_grad == self.requires_grad,
-              f"{self.what} switched requires_grad of {self.name} from {self.requires_grad} to {tensor.requires_grad}.",
-              "leave the caller's tensor alone: work on a fresh leaf, x.detach().requires_grad_(), or a copy.")
-        same_grad = grad is None if self.grad is None else (grad is not None and torch.equal(grad, self.grad))
-        check(same_grad, f"{self.what} changed {self.name}.grad (it was {'empty' if self.grad is None else 'set'}, now it "
-              f"is {'empty' if grad is None else 'set' if self.grad is None else 'different'}).",
-              "never call backward() through the caller's tensor: compute on a fresh leaf, x.detach().requires_grad_(), "
-              "or with torch.autograd.grad.")
-        check(torch.equal(tensor.detach(), self.values), f"{self.what} changed the values of {self.name}.",
-              "work on a copy (x.detach().clone()), or put back every element you change before returning.")
-
-
-def check_no_graph(tensor: torch.Tensor, name: str = "the result") -> None:
-    """Fail if ``tensor`` still carries an autograd graph."""
-    check(not tensor.requires_grad and tensor.grad_fn is None, f"{name} still carries its autograd graph.",
-          "compute it under torch.no_grad(), or return .detach() of it.")
-
 
 class RecordingSGD(torch.optim.SGD):
-    """SGD that records, at every ``step()``, each parameter's gradient, the learning rate (``lrs``, of the first
-    parameter group) and whether autocast was on.
-
-    With ``lr=0`` the parameters stay put, so stepping twice on the same batch must see the same
-    gradient twice: a second, larger one means gradients piled up (no ``zero_grad``).
+    """SGD that records, at every ``step()``, each parameter's gradient (``grads``), the learning rate (``lrs``, of
+    the first parameter group) and whether autocast was on (``autocast_on``). A hidden test sends these with
+    ``hidden.observed``; with ``lr > 0`` the parameters afterwards are a value for ``hidden.same``, which piled-up
+    gradients (no ``zero_grad``) or a step too many change.
     """
 
     def __init__(self, params, lr: float = 0.0, **kwargs):
@@ -455,109 +313,6 @@ class RecordingSGD(torch.optim.SGD):
         self.autocast_on.append(any(torch.is_autocast_enabled(kind) for kind in ("cpu", "cuda")))
         self.lrs.append(float(self.param_groups[0]["lr"]))
         return super().step(closure)
-
-    def check_steps(self, count: int, what: str) -> None:
-        check(len(self.grads) == count, f"{what} called optimizer.step() {len(self.grads)} times; {count} expected.",
-              "one optimizer.step() per batch, after loss.backward().")
-
-    def check_not_accumulated(self, what: str) -> None:
-        """After stepping on the same batch (with lr=0) at least twice: every step saw the same gradient."""
-        check(len(self.grads) >= 2, f"{what} should step at least twice for this check.")
-        first = self.grads[0]
-        check(any(g.abs().sum() > 0 for g in first), f"optimizer.step() saw zero gradients in {what}.",
-              "call loss.backward() before optimizer.step().")
-        for k, grads in enumerate(self.grads[1:], start=2):
-            check(all(torch.allclose(a, b, atol=1e-6, rtol=1e-5) for a, b in zip(first, grads)),
-                  f"at step {k} of {what} the gradient includes the earlier steps': gradients are piling up.",
-                  "call optimizer.zero_grad() in every step, before loss.backward().")
-
-    def check_no_autocast(self, what: str) -> None:
-        check(not any(self.autocast_on), f"in {what}, autocast was still on while the optimizer stepped.",
-              "close the autocast block after computing the loss: backward and the optimizer step go outside it.")
-
-
-# --- randomness ------------------------------------------------------------------------------------------
-
-def _same(a, b) -> bool:
-    if isinstance(a, torch.Tensor) and isinstance(b, torch.Tensor):
-        return a.shape == b.shape and bool(torch.equal(a, b))
-    if isinstance(a, dict) and isinstance(b, dict):
-        return a.keys() == b.keys() and all(_same(a[k], b[k]) for k in a)
-    if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
-        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
-    return a == b
-
-
-def check_reproducible(run: Callable[[int], Any], what: str, seeds: Sequence[int] = (0, 1)) -> None:
-    """``run(seed)`` must depend on its seed (or generator) only: the same seed gives the same result even
-    when the global random state is disturbed in between, and another seed gives another result."""
-    torch.manual_seed(1234)
-    first = run(seeds[0])
-    torch.manual_seed(98765)
-    torch.rand(17)
-    again = run(seeds[0])
-    check(_same(first, again), f"{what} gave different results for the same seed once the global random state changed.",
-          "draw every random number from the generator you were given (generator=...), including a DataLoader's "
-          "shuffling: DataLoader(..., generator=torch.Generator().manual_seed(seed)).")
-    if len(seeds) > 1:
-        check(not _same(first, run(seeds[1])), f"{what} gave the same result for seeds {seeds[0]} and {seeds[1]}.",
-              "use the seed: seed the generator with it rather than a fixed number.")
-
-
-def check_loader_generator(loader, what: str = "the DataLoader") -> None:
-    """A shuffling DataLoader must draw its order from its own generator, not the global one."""
-    sampler = getattr(loader, "sampler", None)
-    generator = getattr(loader, "generator", None) or getattr(sampler, "generator", None)
-    shuffles = isinstance(sampler, torch.utils.data.RandomSampler)
-    check(not shuffles or generator is not None, f"{what} shuffles with the global random generator.",
-          "pass generator=torch.Generator().manual_seed(seed) to the DataLoader, so its order depends on the seed only.")
-
-
-def check_same_history(got: Any, expected: dict, what: str, hint: str | None = None, tol: float = 1e-4) -> None:
-    """``got`` must be a history (a dict of lists of numbers, as coursekit.mnist.fit returns) with the keys and lengths
-    of ``expected`` and every value within ``tol`` of it: a run repeated from the same seed gives the same numbers."""
-    check(isinstance(got, dict), f"{what} should give a history dict (what fit returns), got {type(got).__name__}.",
-          "return the dict that coursekit.mnist.fit returns.")
-    for key, values in expected.items():
-        mine = got.get(key)
-        check(isinstance(mine, (list, tuple)) and len(mine) == len(values),
-              f"{what}: history[{key!r}] should hold {len(values)} values, got {mine!r}.")
-        worst = max((abs(float(a) - float(b)) for a, b in zip(mine, values)), default=0.0)
-        check(worst <= tol, f"{what} differs from a reference run with the same seed: history[{key!r}] is "
-              f"{[round(float(v), 5) for v in mine]}, the reference gives {[round(float(v), 5) for v in values]}.",
-              hint or "seed before building the model (set_seed(seed)), and give fit seed=seed: it shuffles the "
-                      "batches with a generator seeded with it.")
-
-
-# --- shapes, dtypes, ranges, stability ----------------------------------------------------------------------
-
-def check_batch_sizes(fn: Callable[[int], torch.Tensor], expected: Callable[[int], tuple], what: str,
-                      sizes: Sequence[int] = (1, 7, 129)) -> None:
-    """``fn(batch)`` for each batch size must have shape ``expected(batch)``: 1, an odd size and a large one."""
-    for size in sizes:
-        try:
-            out = fn(size)
-        except CheckFailed:
-            raise
-        except Exception as error:
-            raise CheckFailed(f"{what} for a batch of {size} raised {type(error).__name__}: {str(error)[:160]}",
-                              "make it work for any batch size: no size written into the code, and no squeeze() that "
-                              "also drops a batch dimension of 1.") from None
-        check_shape(out, expected(size), name=f"{what} for a batch of {size}")
-
-
-def check_range(tensor: torch.Tensor, low: float, high: float, name: str = "the result", hint: str | None = None) -> None:
-    """Every value of ``tensor`` lies in [low, high]."""
-    lo, hi = float(tensor.min()), float(tensor.max())
-    check(low <= lo and hi <= high, f"{name} should lie in [{low:g}, {high:g}], found values from {lo:g} to {hi:g}.", hint)
-
-
-def check_finite(tensor, name: str = "the result", hint: str | None = None, when: str = "for large inputs") -> None:
-    """No inf or NaN in ``tensor`` (or a Python number); ``when`` says on what inputs, for the message."""
-    value = torch.as_tensor(tensor).detach().float()
-    check(bool(torch.isfinite(value).all()), f"{name} contains inf or NaN {when}.",
-          hint or "rewrite the formula so that no intermediate overflows: subtract the maximum before exp, or use "
-                  "torch.logsumexp / F.softplus / F.binary_cross_entropy_with_logits.")
 
 
 # --- the format's constants --------------------------------------------------------------------------------
@@ -629,7 +384,9 @@ def serve_dataset(dataset: str, splits: dict) -> Iterator[Any]:
 # --- mixed precision and clocks -------------------------------------------------------------------------------
 
 class AutocastSpy(nn.Module):
-    """Wraps a module and records, at every forward, whether autocast was on for the input's device and its dtype."""
+    """Wraps a module and records in ``seen``, at every forward, whether autocast was on for the input's device and its
+    dtype, as ``(enabled, dtype)``; a hidden test sends ``seen`` with ``hidden.observed``. Where a value can show the
+    precision, prefer it (:func:`precision_probe`)."""
 
     def __init__(self, inner: nn.Module):
         super().__init__()
@@ -641,19 +398,10 @@ class AutocastSpy(nn.Module):
         self.seen.append((torch.is_autocast_enabled(kind), torch.get_autocast_dtype(kind)))
         return self.inner(x)
 
-    def check_autocast(self, enabled: bool, dtype: torch.dtype, what: str) -> None:
-        check(self.seen, f"{what} never called the model.")
-        wanted = [(True, dtype)] * len(self.seen) if enabled else None
-        if enabled:
-            check(self.seen == wanted, f"{what}: the forward pass should run under {dtype} autocast; the model saw "
-                  f"(enabled, dtype) = {self.seen}.", "use torch.autocast(device_type=x.device.type, dtype=dtype).")
-        else:
-            check(not any(on for on, _ in self.seen), f"{what}: autocast should be off here, the model saw it on.",
-                  "pass enabled=enabled to torch.autocast.")
-
 
 class ScalerSpy:
-    """Records the order of a GradScaler's calls: ``scale``, ``step``, ``update`` (and ``unscale_``)."""
+    """Stands in for a GradScaler and records in ``calls`` the order of its calls: ``scale``, ``step``, ``update`` (and
+    ``unscale_``); a hidden test sends ``calls`` with ``hidden.observed``."""
 
     def __init__(self, scaler):
         self.scaler, self.calls = scaler, []
@@ -669,16 +417,11 @@ class ScalerSpy:
     def __getattr__(self, name):
         return getattr(self.scaler, name)
 
-    def check_order(self, steps: int, what: str) -> None:
-        kept = [c for c in self.calls if c != "unscale_"]
-        check(kept == ["scale", "step", "update"] * steps,
-              f"{what} called the scaler as {kept}; each step should be scale, step, update.",
-              "scaler.scale(loss).backward(); scaler.step(optimizer); scaler.update(), in that order, once per step.")
-
 
 class ClockSpy:
-    """Pretends CUDA is there and records, in order, each synchronize and each call of the timed function:
-    ``with ClockSpy() as clock: samples_per_second(clock.tick, ...)`` then ``clock.check_synchronized(...)``."""
+    """Pretends CUDA is there and records in ``events``, in order, each synchronize (``"sync"``) and each call of the
+    timed function (``"call"``): ``with ClockSpy() as clock: samples_per_second(clock.tick, ...)``, then a hidden test
+    sends ``clock.events`` with ``hidden.observed``, or with ``hidden.check(..., rule=..., observation=True)``."""
 
     def __init__(self):
         self.events: list[str] = []
@@ -695,82 +438,6 @@ class ClockSpy:
 
     def __exit__(self, *exc) -> None:
         self._stack.close()
-
-    def check_synchronized(self, warmup: int, what: str) -> None:
-        calls = [k for k, e in enumerate(self.events) if e == "call"]
-        check(len(calls) > warmup, f"{what} called the function {len(calls)} times.")
-        check("sync" in self.events[calls[warmup - 1] + 1:calls[warmup]] if warmup else "sync" in self.events[:calls[0]],
-              f"{what} did not synchronize the device before starting the clock, so queued warm-up work was timed.",
-              "synchronize(device) (or use Timer/measure, which do) before reading the clock the first time.")
-        check("sync" in self.events[calls[-1] + 1:],
-              f"{what} read the clock without synchronizing after the last timed call, so it stopped too early.",
-              "synchronize(device) before reading the clock; Timer(device) and measure(...) do this for you.")
-
-
-# --- small things tests need -----------------------------------------------------------------------------
-
-def _name_of(error: BaseException) -> str:
-    module = type(error).__module__
-    return type(error).__name__ if module == "builtins" else f"{module}.{type(error).__name__}"
-
-
-def expect_error(fn: Callable[[], Any], error: type[BaseException] | tuple[type[BaseException], ...],
-                 words: Sequence[str], what: str, hint: str | None = None) -> BaseException:
-    """``fn()`` must raise ``error`` (a type or a tuple of types) whose message contains one of ``words``,
-    in any case (any message when ``words`` is empty); returns it, for checks of its own. Another
-    exception, or none, fails with ``hint``."""
-    expected = " or ".join(e.__name__ for e in (error if isinstance(error, tuple) else (error,)))
-    hint = hint or "check the input before using it, and raise with a message that says what is wrong."
-    try:
-        fn()
-    except error as raised:
-        check(not words or any(w in str(raised).lower() for w in words),
-              f"for {what} the {type(raised).__name__} should mention '{words[0] if words else ''}'; it says: {raised}", hint)
-        return raised
-    except Exception as other:
-        raise CheckFailed(f"{what} should raise {expected}, but it raised {_name_of(other)}: {other}", hint) from None
-    else:
-        raise CheckFailed(f"{what} was accepted; it should raise {expected}.", hint)
-
-
-def runs(fn: Callable[[], Any], what: str, hint: str) -> Any:
-    """``fn()``'s result; an exception fails the check with what was tried, what it raised, and ``hint``."""
-    try:
-        return fn()
-    except CheckFailed:
-        raise
-    except Exception as error:
-        raise CheckFailed(f"{what} failed: {_name_of(error)}: {error}", hint) from None
-
-
-def snapshot(model: nn.Module, optimizer: torch.optim.Optimizer | None = None) -> dict:
-    """Deep copies of the model's (and optimizer's) state, for :func:`check_restored`."""
-    return {"model": copy.deepcopy(model.state_dict()),
-            "optimizer": copy.deepcopy(optimizer.state_dict()) if optimizer is not None else None}
-
-
-def check_restored(model: nn.Module, optimizer: torch.optim.Optimizer | None, before: dict, what: str) -> None:
-    """The model's weights and buffers, and the optimizer's learning rates and state, equal the
-    :func:`snapshot` ``before``: ``what`` (a sweep, a probe) left no trace."""
-    for name, value in model.state_dict().items():
-        check(torch.equal(value, before["model"][name]), f"{what}: afterwards the weight {name} has changed.",
-              "model.state_dict() returns the live tensors: save copy.deepcopy(model.state_dict()) and load it back, "
-              "also when you stop early.")
-    if optimizer is None:
-        return
-    now, old = optimizer.state_dict(), before["optimizer"]
-    rates = lambda state: [group["lr"] for group in state["param_groups"]]  # noqa: E731
-    check(rates(now) == rates(old), f"{what}: the optimizer's learning rate is {rates(now)} afterwards, it was {rates(old)}.",
-          "restore the optimizer's state_dict as well.")
-    check(sorted(now["state"]) == sorted(old["state"]),
-          f"{what}: the optimizer holds state for {len(now['state'])} parameters afterwards, {len(old['state'])} before.",
-          "a step fills the optimizer's state (Adam: step count, exp_avg, exp_avg_sq): save "
-          "copy.deepcopy(optimizer.state_dict()) and load it back.")
-    for key, entries in old["state"].items():
-        for field, value in entries.items():
-            check(torch.equal(torch.as_tensor(now["state"][key][field]), torch.as_tensor(value)),
-                  f"{what}: the optimizer's {field} for parameter {key} changed.",
-                  "optimizer.state_dict() holds references to tensors the optimizer updates in place: save a deep copy.")
 
 
 class NanLossFrom:
@@ -797,3 +464,143 @@ def labelled_points(count: int, rule: Callable[[torch.Tensor], torch.Tensor], ge
 def twin(module: nn.Module) -> nn.Module:
     """An independent copy of ``module`` with the same weights, to step by hand beside the student's code."""
     return copy.deepcopy(module)
+
+
+# --- instruments for values the grader judges outside (coursekit.hidden) -----------------------------------------
+
+class EvaluationSpy:
+    """A function that records every point it is called at (a copy of its input), for code that evaluates it at
+    perturbed points (a numerical gradient): ``spy.points`` is the list, in order. Send them with
+    ``hidden.same`` (they are the points the student's code chose) to tell an element that was not put back."""
+
+    def __init__(self, fn: Callable[[torch.Tensor], torch.Tensor]):
+        self.fn, self.points = fn, []
+
+    def __call__(self, x: torch.Tensor, *args, **kwargs):
+        self.points.append(x.detach().clone())
+        return self.fn(x, *args, **kwargs)
+
+
+def cross_terms(x: torch.Tensor) -> torch.Tensor:
+    """A smooth function whose every output depends on products of different elements (sum_i x_i * x_(i+1) plus
+    exp of the mean): an evaluation at a point where another element is still shifted by eps changes its value by
+    about eps, not eps squared, so a finite difference taken there is visibly wrong."""
+    flat = x.reshape(-1)
+    return (flat * flat.roll(1)).sum() * 3.0 + flat.mean().exp() + (flat ** 3).sum() / 7.0
+
+
+class ScriptedLoss(nn.Module):
+    """A loss whose k-th call returns ``values[k]`` (cycling), with a gradient that still flows to the model (it adds
+    0 times the model's output): per-batch losses the test knows, so that a sum, a mean over the wrong count or a
+    dropped last batch each give another per-epoch figure. ``calls`` counts the calls and ``sizes`` the batch size
+    of each."""
+
+    def __init__(self, values: Sequence[float]):
+        super().__init__()
+        self.values, self.calls, self.sizes = list(values), 0, []
+
+    def forward(self, output: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
+        value = self.values[self.calls % len(self.values)]
+        self.calls += 1
+        self.sizes.append(int(output.shape[0]) if output.dim() else 1)
+        return output.sum() * 0.0 + value
+
+
+def batches_of(x: torch.Tensor, y: torch.Tensor, batch_size: int) -> list[tuple[torch.Tensor, torch.Tensor]]:
+    """(x, y) cut into batches in order, the last one smaller when ``batch_size`` does not divide N: a loader whose
+    every batch the test knows (a list works wherever code only iterates over a loader and takes ``len``)."""
+    return [(x[i:i + batch_size], y[i:i + batch_size]) for i in range(0, len(x), batch_size)]
+
+
+def confident_logits(targets: torch.Tensor, classes: int, margin: float = 20.0) -> torch.Tensor:
+    """(N, classes) logits that are right for ``targets`` by ``margin``: a loss computed from logits gives about 0 on
+    them and about ``margin`` on their negation; one that squashes them into probabilities first can do neither."""
+    logits = torch.zeros(len(targets), classes)
+    logits[torch.arange(len(targets)), targets] = margin
+    return logits
+
+
+def eval_outputs(model: nn.Module, x: torch.Tensor) -> dict[str, torch.Tensor]:
+    """What a model gives in eval() mode for ``x`` (three rows or more), twice and for its first two rows alone, and
+    its buffers afterwards, with no gradient; its mode is put back. Send it with ``hidden.same``: dropout left on, or
+    BatchNorm that uses the batch's statistics in eval mode, change these values."""
+    was_training = model.training
+    model.eval()
+    try:
+        with torch.no_grad():
+            whole, again, part = model(x), model(x), model(x[:2])
+    finally:
+        model.train(was_training)
+    return {"whole": whole, "again": again, "first_two": part, "buffers": [b.detach().clone() for b in model.buffers()]}
+
+
+class NoGradOnly(nn.Module):
+    """``inner`` that refuses to run while autograd records: each forward pass counts its samples in a parameter of its
+    own, updated in place, which autograd forbids on a leaf that requires grad unless nothing is being recorded. So code
+    that evaluates without ``torch.no_grad()`` (or ``inference_mode``), or builds a graph and detaches it afterwards,
+    gets an error instead of figures, and the figures the grader compares differ: a missing ``no_grad`` becomes a value.
+    ``seen`` holds the number of samples it ran on."""
+
+    def __init__(self, inner: nn.Module):
+        super().__init__()
+        self.inner = inner
+        self.seen = nn.Parameter(torch.zeros(()))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        self.seen.add_(x.shape[0])
+        return self.inner(x)
+
+
+def reproducibility(run: Callable[[int], Any], seeds: Sequence[int] = (0, 1)) -> dict[str, Any]:
+    """``run(seed)`` for the first seed twice, with the global random state disturbed in between, and for the second
+    seed: send it with ``hidden.same``. Code that draws from the global generator instead of the one it is given
+    repeats neither."""
+    torch.manual_seed(1234)
+    first = run(seeds[0])
+    torch.manual_seed(98765)
+    torch.rand(17)
+    return {"first": first, "again": run(seeds[0]), "other_seed": run(seeds[1])}
+
+
+def loader_generator(loader) -> dict[str, bool]:
+    """Whether a DataLoader shuffles, and whether it draws its order from a generator of its own (send it with
+    ``hidden.observed``)."""
+    sampler = getattr(loader, "sampler", None)
+    generator = getattr(loader, "generator", None) or getattr(sampler, "generator", None)
+    return {"shuffles": isinstance(sampler, torch.utils.data.RandomSampler), "own_generator": generator is not None}
+
+
+# --- instruments for 07_devices_amp (and ex3_amp) -----------------------------------------------------------------
+
+class MatmulSGD(torch.optim.Optimizer):
+    """Plain SGD whose step passes each gradient through a matrix product, as Shampoo or Muon do: each parameter moves
+    by ``lr * (g @ [[513]] - 512 * g)``, which is ``lr * g`` in float32. Under autocast that product runs in 16 bits
+    (513 is not a bfloat16, and the gradient loses its low bits), so a step taken inside an autocast block leaves
+    visibly different parameters: send them with ``hidden.same`` to tell an optimizer step run under autocast."""
+
+    def __init__(self, params, lr: float):
+        super().__init__(params, {"lr": lr})
+
+    @torch.no_grad()
+    def step(self, closure=None):
+        for group in self.param_groups:
+            for p in group["params"]:
+                if p.grad is not None:
+                    grad = p.grad.reshape(-1, 1)
+                    near_grad = torch.mm(grad, torch.full((1, 1), 513.0, device=grad.device)) - 512.0 * grad
+                    p.sub_(group["lr"] * near_grad.reshape(p.shape))
+
+
+def precision_probe(device: torch.device | str | None = None) -> tuple[nn.Linear, torch.Tensor]:
+    """A ``Linear(2, 1)`` layer without bias that subtracts its second input from its first, and three rows (3, 2) whose
+    first input needs 12 significant bits (float32 keeps them all, float16 11, bfloat16 8) and whose second is 1 or 2:
+    the layer's output, and any loss of it, shows in which precision its product ran (float32 ``2**-5 + 2**-9 +
+    2**-12``, float16 ``2**-5 + 2**-9``, bfloat16 ``2**-5`` for the first row). Casting a float32 output afterwards
+    cannot imitate a 16-bit product, and a product left in float32 (autocast off, or on for another device type)
+    cannot imitate it either. Returns (layer, rows) on ``device``."""
+    layer = nn.Linear(2, 1, bias=False, device=device)
+    with torch.no_grad():
+        layer.weight.copy_(torch.tensor([[1.0, -1.0]]))
+    rows = torch.tensor([[1 + 2**-5 + 2**-9 + 2**-12, 1.0], [1 + 2**-3 + 2**-10 + 2**-11, 1.0],
+                         [2 + 2**-6 + 2**-8 + 2**-13, 2.0]], device=device)
+    return layer, rows

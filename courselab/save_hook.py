@@ -3,7 +3,7 @@
 Opening a solution notebook in JupyterLab starts a kernel, which adds its own metadata (versions, language
 details); running it adds outputs; autosave then writes both, and ``make test`` fails with "is not tidy".
 This hook gives every ``solutions/NN/NN.ipynb`` that JupyterLab saves the form ``python -m autograder
-release`` gives it (``autograder.notebooks.tidy``: cell ids from grade_id, outputs cleared, fixed kernel
+release`` gives it (``autograder.core.notebooks.tidy``: cell ids from grade_id, outputs cleared, fixed kernel
 metadata), so what reaches the disk is what the tests expect. The notebook on screen keeps its outputs.
 Configured in ``jupyter/instructor/jupyter_server_config.json``.
 """
@@ -29,7 +29,7 @@ def tidy_solution_before_save(model: dict, path: str, contents_manager=None, **k
         return
     import nbformat
 
-    from autograder import notebooks
+    from autograder.core import notebooks
 
     try:
         nb = nbformat.from_dict(model["content"])

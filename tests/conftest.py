@@ -34,19 +34,30 @@ def pytest_report_header(config):
 
 @pytest.fixture(scope="session")
 def assignments() -> list[str]:
-    from autograder import course
+    from autograder.core import course
 
     return course.assignments()
 
 
 @functools.cache
 def _assignment_names() -> list[str]:
-    from autograder import course
+    from autograder.core import course
 
     return course.assignments()
 
 
 def pytest_configure(config):
+    # The reference runs (grading/reference.py) of this session go to a cache of its own, shared by the xdist
+    # workers (they inherit the controller's environment), so each solution's reference runs once per session and
+    # a cache left on this machine by an earlier run can never stand in for it (unless AUTOGRADER_CACHE is set).
+    if "PYTEST_XDIST_WORKER" not in os.environ and "AUTOGRADER_CACHE" not in os.environ:
+        import atexit
+        import shutil
+        import tempfile
+
+        cache = tempfile.mkdtemp(prefix="autograder-cache-")
+        os.environ["AUTOGRADER_CACHE"] = cache
+        atexit.register(shutil.rmtree, cache, True)
     # One marker per lesson (minitorch's habit): `pytest -m 01_tensors` runs everything about that lesson:
     # its grading, its variants, its promises and its release.
     for name in _assignment_names():
@@ -91,7 +102,7 @@ def worker_group(nodeid: str) -> str:
 
 def _expected_seconds(nodeid: str) -> float:
     """A rough guess of the time of the test's whole group, from the measured grading times."""
-    from autograder import timings
+    from autograder.scale import timings
 
     module, lesson = _module_and_lesson(nodeid)
     if module in _SPREAD_BY_LESSON and lesson:

@@ -7,7 +7,7 @@ import shutil
 import subprocess
 from pathlib import Path
 
-from autograder import course
+from autograder.core import course
 
 
 def working_tree_files() -> list[str]:

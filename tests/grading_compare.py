@@ -8,7 +8,7 @@ import io
 import re
 from pathlib import Path
 
-from autograder.results import TIMING_COLUMNS
+from autograder.grading.results import TIMING_COLUMNS
 
 ASSIGNMENTS = ("00_setup", "01_tensors")  # the two shortest lessons: a class grades in a minute or two
 

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 import nbformat
 
-from autograder import course, notebooks
+from autograder.core import course, notebooks
 from submission_factory import student_copy
 
 NAME = "01_tensors"
@@ -85,7 +85,8 @@ IN_KERNEL_TRICKS = {
         "    if any('check' in line for line in lines):\n"
         "        return [lines[0], lines[-1]]\n"
         "    return lines\n"
-        "get_ipython().input_transformers_cleanup.append(_keep_ends)\n", "input transformer"),
+        "get_ipython().input_transformers_cleanup.append(_keep_ends)\n",
+        "never reported"),   # what is left of each test cell no longer compiles, so even the guard's line never runs
     "ast-transformer": (
         "import ast\n"
         "class _DropChecks(ast.NodeTransformer):\n"
@@ -104,7 +105,7 @@ IN_KERNEL_TRICKS = {
         "        lines = raw_cell.strip().splitlines()\n"
         "        raw_cell = lines[0] + '\\n' + lines[-1]\n"
         "    return _original_run_cell(raw_cell, *args, **kwargs)\n"
-        "_shell.run_cell = _run_cell\n", "run_cell"),
+        "_shell.run_cell = _run_cell\n", "never reported"),   # likewise
     "swallowing-magic": (
         "from IPython.core.magic import register_cell_magic\n"
         "@register_cell_magic\n"
@@ -156,6 +157,94 @@ IN_KERNEL_TRICKS = {
         "def _import(name, *args, **kwargs):\n"
         "    return _fake if name == 'coursekit.checks' else _real_import(name, *args, **kwargs)\n"
         "builtins.__import__ = _import\n", "builtins.__import__"),
+}
+
+# --- class 12: tricks aimed at checks that decide inside the kernel (issue 20). Hidden tests now send values that the
+# grader judges outside, so each of these, on wrong answers, must still score 0. ----------------------------------
+
+DECIDED_INSIDE_TRICKS = {
+    # 1. Every check function keeps its identity but runs a no-op body.
+    "code-swap": (
+        "import coursekit, coursekit.checks, coursekit.testing, coursekit.hidden, torch.testing, types\n"
+        "def _noop(*args, **kwargs):\n    return None\n"
+        "for _module in (coursekit.checks, coursekit.testing, coursekit.hidden, torch.testing):\n"
+        "    for _name, _value in list(vars(_module).items()):\n"
+        "        if isinstance(_value, types.FunctionType) and not _value.__code__.co_freevars:\n"
+        "            try:\n                _value.__code__ = _noop.__code__\n            except (ValueError, TypeError):\n                pass\n",
+        "code replaced"),
+    # 2. The check modules' own globals: a lenient torch and an isinstance that always agrees.
+    "module-globals": (
+        "import coursekit.checks, coursekit.testing, coursekit.hidden, types\n"
+        "class _Lenient(types.ModuleType):\n"
+        "    def __getattr__(self, name):\n"
+        "        return (lambda *a, **k: True) if name in ('allclose', 'equal', 'isclose') else getattr(torch, name)\n"
+        "_proxy = _Lenient('torch')\n"
+        "for _module in (coursekit.checks, coursekit.testing, coursekit.hidden):\n"
+        "    vars(_module)['torch'] = _proxy\n"
+        "    vars(_module)['isinstance'] = lambda *a: True\n",
+        "module global replaced"),
+    # 3. torch.allclose and torch.equal replaced in every dict that holds them, the guard's records included.
+    "gc-swap": (
+        "import gc\n"
+        "_yes = lambda *a, **k: True\n"
+        "_real = {id(torch.allclose), id(torch.equal)}\n"
+        "for _obj in gc.get_objects():\n"
+        "    if isinstance(_obj, dict):\n"
+        "        for _key, _value in list(_obj.items()):\n"
+        "            if id(_value) in _real:\n"
+        "                try:\n                    _obj[_key] = _yes\n                except Exception:\n                    pass\n",
+        None),
+    # 4. The cell parser wraps each test cell's body in try/except, keeping lines with random-looking tokens outside.
+    "parser-patch": (
+        "import ast, re\n"
+        "_shell = get_ipython()\n"
+        "_parse = _shell.compile.ast_parse\n"
+        "def _lenient_parse(source, *args, **kwargs):\n"
+        "    tree = _parse(source, *args, **kwargs)\n"
+        "    if 'check' not in source and 'hidden' not in source:\n"
+        "        return tree\n"
+        "    keep = [n for n in tree.body if re.search(r'[0-9a-f]{12,}', ast.unparse(n))]\n"
+        "    rest = [n for n in tree.body if n not in keep]\n"
+        "    guarded = ast.Try(body=rest or [ast.Pass()], handlers=[ast.ExceptHandler(type=None, name=None, body=[ast.Pass()])],\n"
+        "                      orelse=[], finalbody=[])\n"
+        "    tree.body = keep + [guarded]\n"
+        "    return ast.fix_missing_locations(tree)\n"
+        "_shell.compile.ast_parse = _lenient_parse\n",
+        "cell compiler"),
+}
+
+# Hidden-test source sent back to the student in encodings that line-by-line redaction cannot see. On correct
+# answers: the pages must show none of it, in any encoding (test_hidden_tests_reach_no_page_in_any_encoding).
+ENCODED_LEAKS = {
+    "leak-base64-print": (
+        "import base64\n"
+        "get_ipython().events.register('pre_run_cell', lambda info: print(base64.b64encode((info.raw_cell or '').encode()).decode()))\n"),
+    "leak-reversed-stderr": (
+        "import sys\n"
+        "get_ipython().events.register('pre_run_cell', lambda info: sys.stderr.write((info.raw_cell or '')[::-1] + '\\n'))\n"),
+    "leak-exception-base64": (
+        "import base64\n"
+        "def _shout(info):\n"
+        "    if 'hidden' in (info.raw_cell or ''):\n"
+        "        raise RuntimeError(base64.b64encode(info.raw_cell.encode()).decode())\n"
+        "get_ipython().events.register('pre_run_cell', _shout)\n"),
+}
+
+# Files handed in beside the notebook. The box gets the notebook only: a shadow package or a kernel launcher in the
+# submission folder is never seen. student -> {path in the folder: content}.
+SHADOW_COURSEKIT = (
+    "import importlib.util, sys\n"
+    "spec = importlib.util.find_spec('coursekit', [p for p in sys.path if p not in ('', '.', '/submission')])\n"
+    "real = importlib.util.module_from_spec(spec)\n"
+    "sys.modules['coursekit'] = real\n"
+    "spec.loader.exec_module(real)\n"
+    "import coursekit.checks, coursekit.hidden\n"
+    "for _name in ('same', 'like', 'shapes', 'on_meta', 'accuracy', 'check', 'raises', 'observed'):\n"
+    "    setattr(coursekit.hidden, _name, lambda *a, **k: None)\n")
+EXTRA_FILES = {
+    "shadow-package": {"coursekit/__init__.py": SHADOW_COURSEKIT},
+    "shadow-launcher": {"ipykernel_launcher.py": "import sys\nsys.exit('a shadow launcher ran instead of the kernel')\n",
+                        "coursekit/__init__.py": "raise ImportError('a shadow coursekit was imported')\n"},
 }
 
 AGREEABLE_TENSOR = (
@@ -282,6 +371,19 @@ def zoo(listener_port: int, canary: str, out_folder: str, neighbour_folder: str)
                                            drop=("make-grid-tests",)), Expect(FULL - 2, ("deleted a graded cell",)))
     z["not-json"] = ("{ this is not a notebook", Expect(0.0, ("not valid JSON",), "invalid notebook"))
     z["blank"] = (notebooks.read(course.lesson_notebook(NAME)), Expect(0.0, no_flags=True))
+    # 12. Tricks aimed at checks decided inside the kernel, on wrong answers: still 0.
+    for student, (code, words) in DECIDED_INSIDE_TRICKS.items():
+        z[student] = (wrong(code), Expect(0.0, (words,) if words else ()))
+    for student, code in ENCODED_LEAKS.items():
+        # The hook that raises shows its error in the first test cell, which costs that cell (an error is an error).
+        full = FULL - 2 if student == "leak-exception-base64" else FULL
+        z[student] = (student_copy(NAME, insert_before={FIRST: code}), Expect(full, ("event callback",)))
+    z["shadow-package"] = (student_copy(NAME, replace=WRONG_ANSWERS), Expect(0.0, no_flags=True))
+    z["shadow-launcher"] = (student_copy(NAME), Expect(FULL, no_flags=True))   # booby-trapped: seen, it would break
+    z["prints-warns-plots"] = (student_copy(NAME, insert_before={"rows-mean-above": (
+        "import sys, warnings\nimport matplotlib.pyplot as plt\n"
+        "print('a correct notebook may print', make_grid(2, 2))\nprint('and write to stderr', file=sys.stderr)\n"
+        "warnings.warn('and warn', UserWarning)\nplt.plot([0, 1], [1, 0]);\nplt.show()\n")}), Expect(FULL, no_flags=True))
     return z
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import nbformat
 
-from autograder import course, notebooks
+from autograder.core import course, notebooks
 
 
 def without_solution_markers(source: str) -> str:

@@ -1,10 +1,11 @@
-"""The autograder is a stack of small rooms: every import points down, none in a circle.
+"""The autograder's rooms, and the rules of the house (docs/architecture.md walks through them).
 
-Levels, bottom first (a module may import only from lower levels, function-level imports included):
-settings, kernel_guard and course know nothing of the rest; notebooks, results, sandbox and intake
-build on them; then compose and execute; then integrity and feedback; then scoring; then the
-commands (grade, release, check, variants, promises, and the cluster tools); cli, then the package's
-entry points, on top.
+- ``core`` (facts every room shares), ``grading`` (one submission, from intake to feedback), ``scale``
+  (a class: grade over a folder, shards, merge, clusters), ``authoring`` (release, check, variants,
+  promises), then the command line on top. A module imports only from its own room and the rooms below,
+  function-level imports included; within a room, no import goes round in a circle.
+- What runs in the student's kernel (the guard, coursekit) never imports the grader.
+- docs/architecture.md names every module, and the README's Layout names every room.
 """
 
 from __future__ import annotations
@@ -14,59 +15,120 @@ import subprocess
 
 import pytest
 
-from autograder import course
+from autograder.core import course
 
 PACKAGE = course.ROOT / "autograder"
-LEVELS = [
-    {"settings", "kernel_guard", "course"},
-    {"notebooks", "results", "sandbox", "intake", "nbgrader_run", "timings"},
-    {"compose", "execute", "shards", "progress", "cluster"},
-    {"integrity", "feedback", "shard_results", "estimate"},
-    {"scoring"},
-    {"grade", "release", "check", "variants", "merge", "kubernetes"},
-    {"promises", "slurm"},
-    {"cli"},
-    {"__main__", "__init__"},
-]
+ROOMS = ["core", "grading", "scale", "authoring"]          # bottom first
+TOP = {"cli", "__main__", "__init__"}
+EXPECTED = {
+    "core": {"settings", "course", "notebooks", "regions", "processes"},
+    "grading": {"intake", "compose", "job", "sandbox", "kernel_guard", "execute", "runner", "reference", "rules",
+                "verdicts", "integrity", "scoring", "feedback", "results", "submission"},
+    "scale": {"grade", "timings", "progress", "shards", "shard_results", "merge", "cluster", "estimate", "slurm",
+              "kubernetes"},
+    "authoring": {"nbgrader_run", "release", "check", "variants", "promises"},
+}
 
 
-def _imports(module: str) -> set[str]:
-    """Sibling modules of the package that ``module`` imports, anywhere in its body."""
-    tree = ast.parse((PACKAGE / f"{module}.py").read_text(encoding="utf-8"))
+def modules() -> dict[str, str]:
+    """'room.module' (or 'module' on top) -> its room ('top' for the command line)."""
+    found = {p.stem: "top" for p in PACKAGE.glob("*.py")}
+    for room in ROOMS:
+        found |= {f"{room}.{p.stem}": room for p in (PACKAGE / room).glob("*.py") if p.stem != "__init__"}
+    return found
+
+
+def _path(module: str):
+    return PACKAGE / (module.replace(".", "/") + ".py")
+
+
+def imports(module: str) -> set[str]:
+    """The autograder modules ``module`` imports, as 'room.module' (or a room, for ``from .. import room``)."""
+    room = module.split(".")[0] if "." in module else None
+    tree = ast.parse(_path(module).read_text(encoding="utf-8"))
     found = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.ImportFrom):
-            if node.level == 1 and node.module:
-                found.add(node.module.split(".")[0])
+            if node.level == 0:
+                if not (node.module or "").startswith("autograder"):
+                    continue
+                base = (node.module or "").split(".")[1:]
             elif node.level == 1:
-                found |= {alias.name for alias in node.names}
-            elif node.module and node.module.split(".")[0] == "autograder":
-                parts = node.module.split(".")
-                found |= {parts[1]} if len(parts) > 1 else {alias.name for alias in node.names}
+                base = ([room] if room else []) + (node.module.split(".") if node.module else [])
+            else:
+                base = node.module.split(".") if node.module else []
+            if len(base) >= 2:
+                found.add(".".join(base[:2]))
+            else:
+                found |= {".".join(base + [alias.name]) if base else alias.name for alias in node.names}
         elif isinstance(node, ast.Import):
-            found |= {a.name.split(".")[1] for a in node.names if a.name.startswith("autograder.")}
-    return found - {module}
+            found |= {".".join(a.name.split(".")[1:3]) for a in node.names if a.name.startswith("autograder.")}
+    return {name for name in found if name and name != module}
 
 
-def _level(module: str) -> int:
-    for number, members in enumerate(LEVELS):
-        if module in members:
-            return number
-    raise AssertionError(f"autograder/{module}.py has no level in tests/test_architecture.py: add it to LEVELS")
+def _room_of(name: str) -> str:
+    first = name.split(".")[0]
+    return first if first in ROOMS else "top"
 
 
-def test_every_import_points_down():
-    modules = sorted(p.stem for p in PACKAGE.glob("*.py"))
+def test_the_rooms_hold_what_they_should():
+    found = {room: {p.stem for p in (PACKAGE / room).glob("*.py")} - {"__init__"} for room in ROOMS}
+    assert found == EXPECTED, "a module was added, moved or removed: update EXPECTED, docs/architecture.md and README"
+    assert {p.stem for p in PACKAGE.glob("*.py")} == TOP
+    for room in ROOMS:
+        assert ast.get_docstring(ast.parse((PACKAGE / room / "__init__.py").read_text(encoding="utf-8"))), room
+
+
+def test_every_import_points_down_or_stays_in_its_room():
+    order = {room: level for level, room in enumerate(ROOMS + ["top"])}
     upward = []
-    for module in modules:
-        for imported in _imports(module):
-            if _level(imported) >= _level(module):
-                upward.append(f"{module} (level {_level(module)}) imports {imported} (level {_level(imported)})")
-    assert not upward, "imports that point up or sideways:\n" + "\n".join(upward)
+    for module, room in modules().items():
+        for imported in imports(module):
+            if order[_room_of(imported)] > order[room]:
+                upward.append(f"{module} ({room}) imports {imported} ({_room_of(imported)})")
+    assert not upward, "imports that point up:\n" + "\n".join(upward)
 
 
-def test_settings_is_the_bottom():
-    assert _imports("settings") == set()
+def test_no_import_cycle_within_a_room():
+    graph = {m: {i for i in imports(m) if i in modules()} for m in modules()}
+    done, active, cycles = set(), [], []
+
+    def visit(node):
+        if node in active:
+            cycles.append(active[active.index(node):] + [node])
+            return
+        if node in done:
+            return
+        active.append(node)
+        for nxt in graph.get(node, ()):
+            visit(nxt)
+        active.pop()
+        done.add(node)
+
+    for module in graph:
+        visit(module)
+    assert not cycles, f"import cycles: {cycles[:3]}"
+
+
+def test_settings_is_the_bottom_and_the_kernel_side_imports_no_grader():
+    assert imports("core.settings") == set()
+    for path in [PACKAGE / "grading" / "kernel_guard.py", *sorted((course.ROOT / "coursekit").glob("*.py"))]:
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        names = [n.module or "" for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)] + \
+                [a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names]
+        assert not [n for n in names if n.startswith("autograder")], f"{path.name} runs in the kernel: no grader imports"
+        if path.name == "kernel_guard.py":
+            assert not [n for n in names if n.startswith(".")], "the guard is loaded from its file, alone"
+
+
+def test_architecture_page_names_every_module_and_the_readme_every_room():
+    page = (course.ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
+    missing = [m for m in modules() if m not in TOP and f"{m.split('.')[-1]}.py" not in page]
+    assert not missing, f"docs/architecture.md does not mention {missing}"
+    readme = (course.ROOT / "README.md").read_text(encoding="utf-8")
+    layout = readme[readme.index("## Layout"):]
+    layout = layout[:layout.index("\n## ", 1)]
+    assert all(f"{room}/" in layout for room in ROOMS), "README's Layout must name each room of autograder/"
 
 
 def test_readme_layout_names_every_helper_module_and_top_level_folder():

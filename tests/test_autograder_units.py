@@ -8,11 +8,11 @@ import sys
 import nbformat
 import pytest
 
-from autograder import course, notebooks
-from autograder.check import check, format_table, CheckRow
-from autograder.feedback import HIDDEN_NOTE, HideHiddenTests, prepare_for_feedback, strip_hidden
-from autograder.settings import FEEDBACK_STEPS, configure
-from autograder.variants import left_out
+from autograder.core import course, notebooks
+from autograder.authoring.check import check, format_table, CheckRow
+from autograder.grading.feedback import HIDDEN_NOTE, HideHiddenTests, prepare_for_feedback, strip_hidden, verdict_output
+from autograder.core.settings import FEEDBACK_STEPS, configure
+from autograder.authoring.variants import left_out
 
 
 def _test_cell(source: str):
@@ -28,17 +28,22 @@ def test_strip_hidden_keeps_visible_lines_and_marks_the_cut():
     assert f"    {HIDDEN_NOTE}" in stripped
 
 
-def test_feedback_preprocessor_hides_source_and_tracebacks():
+def test_feedback_preprocessor_hides_hidden_source_and_every_output_from_the_first_test_cell_on():
+    """The same policy for nbgrader's own generate_feedback: no kernel output once hidden tests have run."""
+    before = nbformat.v4.new_code_cell("print('early')")
+    before.outputs = [nbformat.v4.new_output("stream", name="stdout", text="early\n")]
     cell = _test_cell("ok()\n### BEGIN HIDDEN TESTS\nsecret_check(42)\n### END HIDDEN TESTS")
     cell.outputs = [nbformat.v4.new_output("error", ename="CheckFailed", evalue="result should be 3",
-                                           traceback=["File <cell>, line 3: secret_check(42)"])]
-    other = nbformat.v4.new_code_cell("### BEGIN HIDDEN TESTS is only text here")
-    nb = nbformat.v4.new_notebook(cells=[cell, other])
+                                           traceback=["File <cell>, line 3: secret_check(42)"]),
+                    verdict_output("Grader: 0 / 1 points.")]
+    after = nbformat.v4.new_code_cell("### BEGIN HIDDEN TESTS is only text here\nprint(1)")
+    after.outputs = [nbformat.v4.new_output("stream", name="stdout", text="aGlkZGVu\n")]
+    nb = nbformat.v4.new_notebook(cells=[before, cell, after])
     nb, _ = HideHiddenTests().preprocess(nb, {})
-    assert "secret_check" not in nb.cells[0].source
-    assert all("secret_check" not in line for line in nb.cells[0].outputs[0].traceback)
-    assert nb.cells[0].outputs[0].traceback[0] == "CheckFailed: result should be 3"
-    assert nb.cells[1].source == other.source  # only test cells are touched
+    assert "secret_check" not in nb.cells[1].source and HIDDEN_NOTE in nb.cells[1].source
+    assert [o.output_type for o in nb.cells[1].outputs] == ["display_data"], "only the grader's verdict stays"
+    assert nb.cells[0].outputs and not nb.cells[2].outputs
+    assert nb.cells[2].source == after.source  # only test cells' sources are touched
 
 
 def test_feedback_shows_one_block_per_print_however_the_kernel_flushed_it():
@@ -65,7 +70,7 @@ def test_nbgrader_feedback_runs_the_same_steps_as_the_autograder():
     steps = list(c.GenerateFeedback.preprocessors)
     assert steps[0] == "nbgrader.preprocessors.GetGrades"
     assert steps[1:1 + len(FEEDBACK_STEPS)] == list(FEEDBACK_STEPS)
-    assert "autograder.feedback.HideHiddenTests" in FEEDBACK_STEPS
+    assert "autograder.grading.feedback.HideHiddenTests" in FEEDBACK_STEPS
 
 
 def test_tidy_is_idempotent_and_sets_ids_from_grade_ids():
@@ -104,7 +109,7 @@ def test_every_execution_path_waits_for_late_outputs():
     """nbclient's 4 s default dropped outputs under load and made feedback pages differ between runs."""
     from traitlets.config import Config
 
-    from autograder import settings
+    from autograder.core import settings
 
     c = Config()
     settings.configure(c, source="s", release="r")
@@ -134,7 +139,7 @@ def _ran(cell, ename=None, evalue=""):
 
 
 def test_check_explains_a_missing_name_by_the_cell_that_failed_above():
-    from autograder.check import explain
+    from autograder.authoring.check import explain
 
     demo = _ran(nbformat.v4.new_code_cell("plot(lrs)"), "ValueError", "x and y must have same first dimension")
     stub = _ran(nbformat.v4.new_code_cell("def f(): raise NotImplementedError()"), "NotImplementedError")
@@ -165,9 +170,26 @@ def test_leave_out_names_one_plain_cell_by_its_first_line_and_nothing_else():
 
 
 def test_the_executor_skips_the_slow_unused_iri_checker_and_still_validates_notebooks():
-    code = ("import sys, autograder.execute, nbformat; from autograder import notebooks; "
+    code = ("import sys, autograder.grading.execute, nbformat; from autograder.core import notebooks; "
             f"nbformat.validate(notebooks.read({str(course.solution_notebook('01_tensors'))!r})); "
             "print(sys.modules.get('rfc3987_syntax', 'absent'))")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "None", "the executor (one process per submission) imported rfc3987_syntax"
+
+
+def test_the_executor_starts_a_kernel_without_importing_torch():
+    """One executor per submission: naming the data sets' variables (coursekit.data) or anything else must not pull
+    in torch, 1.3 s of every submission's start on a 2-core machine. The grader passes what it needs in the job."""
+    from autograder.grading import sandbox
+    from autograder.grading.job import Limits
+
+    code = ("import sys, autograder.grading.execute as e, autograder.grading.sandbox as s; "
+            "from autograder.grading.job import Limits; "
+            "s.kernel_environment(Limits(), 'cpu', home='h', work='w', channel_fd=3, data={'mnist': ('COURSEKIT_MNIST_DIR', '/d')}); "
+            "print('torch' in sys.modules, 'coursekit' in sys.modules)")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["False", "False"], "the executor imported torch or coursekit"
+    assert sandbox.kernel_environment(Limits(), "cpu", home="h", work="w", channel_fd=3,
+                                      data={"mnist": ("COURSEKIT_MNIST_DIR", "/d")})["COURSEKIT_MNIST_DIR"] == "/d"

@@ -50,7 +50,7 @@ from pathlib import Path
 
 import pytest
 
-from autograder import course, notebooks
+from autograder.core import course, notebooks
 from coursekit.checks import GPU_SKIPPED
 from fresh_copy import fresh_copy
 from plotting_cells import images, plotting_cells

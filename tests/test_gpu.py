@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 import pytest
 import torch
 
@@ -39,7 +41,7 @@ def test_checks_accept_cuda_tensors():
 
 
 def _assignments_with_gpu_cells() -> list[str]:
-    from autograder import course, notebooks
+    from autograder.core import course, notebooks
 
     return [name for name in course.assignments()
             if any(map(notebooks.is_gpu_test_cell, notebooks.read(course.solution_notebook(name)).cells))]
@@ -50,7 +52,7 @@ def _assignments_with_gpu_cells() -> list[str]:
 @pytest.mark.parametrize("name", _assignments_with_gpu_cells())
 def test_gpu_only_cells_pass_on_the_solution(name):
     """Run the whole solution notebook on the GPU machine; every GPU-only test cell must pass."""
-    from autograder import course, notebooks
+    from autograder.core import course, notebooks
 
     path = course.solution_notebook(name)
     nb = notebooks.read(path)
@@ -69,16 +71,25 @@ def test_gpu_only_cells_pass_on_the_solution(name):
 @needs_cuda
 def test_gpu_cells_graded_on_a_gpu_runner_pass_and_are_counted(tmp_path):
     """The grader's GPU runner: the box gets the GPU, and every GPU-only cell of a correct submission passes."""
-    from autograder import notebooks
-    from autograder.grade import grade
-    from autograder.settings import PASSED
+    from autograder.core import notebooks
+    from autograder.core.settings import PASSED
+    from autograder.grading.sandbox import unavailable_reason
+    from autograder.scale.grade import grade
     from submission_factory import student_copy
 
     names = _assignments_with_gpu_cells()
     for name in names:
         notebooks.write(student_copy(name), tmp_path / "subs" / "complete" / name / f"{name}.ipynb")
-    results = grade(tmp_path / "subs", tmp_path / "out", runner="gpu")
+    # A device left where it was: the GPU cell's hidden tests send tensors on the CPU where the solution's are on CUDA.
+    notebooks.write(student_copy("07_devices_amp", replace={"to-device": "def to_device(batch, device):\n    return batch\n"}),
+                    tmp_path / "subs" / "stays-on-cpu" / "07_devices_amp" / "07_devices_amp.ipynb")
+    jobs = max(1, min(4, (os.cpu_count() or 2) // 4))   # a GPU machine's cores: the reference runs and submissions side by side
+    results = grade(tmp_path / "subs", tmp_path / "out", runner="gpu", jobs=jobs,
+                    unsafe_no_sandbox=unavailable_reason() is not None)
     for result in results:
         gpu_cells = [c for c in result.cells if c.cell.endswith("-gpu-tests")]
+        if result.student == "stays-on-cpu":
+            assert gpu_cells and all(c.score == 0 for c in gpu_cells), (gpu_cells, result.reason)
+            continue
         assert gpu_cells and all(c.status == PASSED for c in gpu_cells), (result.assignment, gpu_cells, result.reason)
         assert result.gpu_points == 0 and result.score == result.max_score, result

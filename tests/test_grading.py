@@ -17,10 +17,11 @@ from pathlib import Path
 
 import pytest
 
-from autograder import course, notebooks
-from autograder.grade import grade, job_folder
-from autograder.sandbox import unavailable_reason
-from autograder.settings import GRADED, NEEDS_GPU
+from autograder.core import course, notebooks, regions
+from autograder.grading import compose
+from autograder.scale.grade import grade, job_folder
+from autograder.grading.sandbox import unavailable_reason
+from autograder.core.settings import GRADED, NEEDS_GPU
 from submission_factory import student_copy
 
 pytestmark = pytest.mark.slow
@@ -165,17 +166,8 @@ def _visible_text(page: str) -> str:
 def test_feedback_never_shows_hidden_tests(graded, name):
     out, _, _ = graded
     source = notebooks.read(course.solution_notebook(name))
-    visible = "\n".join(c.source.split("### BEGIN HIDDEN TESTS")[0] for c in source.cells)
-    hidden = []
-    for cell in notebooks.test_cells(source):
-        inside = False
-        for line in cell.source.splitlines():
-            if "BEGIN HIDDEN TESTS" in line:
-                inside = True
-            elif "END HIDDEN TESTS" in line:
-                inside = False
-            elif inside and len(line.strip()) >= 12 and line.strip() not in visible:
-                hidden.append(line.strip())
+    visible = "\n".join(regions.visible(c.source)[0] for c in source.cells)
+    hidden = [line for line in compose.hidden_lines(name, min_length=12) if line not in visible]
     assert hidden, f"{name}: expected hidden tests to look for"
     for student in students(name):
         page = out / "feedback" / student / f"{name}.html"

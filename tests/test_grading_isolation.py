@@ -9,6 +9,7 @@ the output folder. Also: long student ids and deep work folders do not break Dat
 from __future__ import annotations
 
 import csv
+import subprocess
 import os
 import sys
 import tempfile
@@ -16,9 +17,9 @@ from pathlib import Path
 
 import pytest
 
-from autograder import course, notebooks
-from autograder.grade import grade
-from autograder.sandbox import unavailable_reason
+from autograder.core import course, notebooks
+from autograder.scale.grade import grade
+from autograder.grading.sandbox import unavailable_reason
 from hostile_zoo import NAME, wrong
 from submission_factory import student_copy
 
@@ -111,9 +112,63 @@ def test_a_long_student_id_and_a_deep_workdir_grade_lesson_06_normally(tmp_path)
     subs = tmp_path / "subs"
     notebooks.write(student_copy("06_data"), subs / student / "06_data" / "06_data.ipynb")
     deep = tmp_path.joinpath(*["a-rather-long-folder-name"] * 6)
-    from autograder.sandbox import Limits
+    from autograder.grading.job import Limits
 
     [result] = grade(subs, tmp_path / "out", workdir=deep, runner="cpu", limits=Limits(cell_s=120))
     assert result.status == "graded" and not result.reason, result.reason
     assert result.score == result.max_score
     assert not result.flags
+
+
+def _grade_with(python: Path, base: Path, env: dict[str, str]) -> subprocess.CompletedProcess:
+    subs, out = base / "subs", base / "out"
+    notebooks.write(student_copy(NAME), subs / "s" / NAME / f"{NAME}.ipynb")
+    return subprocess.run([str(python), "-m", "autograder", "grade", str(subs), "--out", str(out), "--runner", "cpu"],
+                          capture_output=True, text=True, timeout=900, env={**os.environ, **env}, cwd=base)
+
+
+@pytest.mark.parametrize("layout", ["venv-reached-through-a-link", "venv-and-data-under-tmp"])
+def test_grading_works_from_a_venv_through_a_link_or_under_tmp(layout):
+    """The kernel is started by the path the grader runs from, so the box shows the venv at that path too; and the
+    private /tmp is mounted before the binds, so a venv, a data folder or a course under /tmp stays visible."""
+    base = Path(tempfile.mkdtemp(prefix="ag-layout-", dir="/tmp"))
+    try:
+        env = {}
+        if layout == "venv-reached-through-a-link":
+            (base / "venv").symlink_to(Path(sys.prefix).resolve(), target_is_directory=True)
+        else:
+            subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(base / "venv")], check=True)
+            site = next((base / "venv" / "lib").glob("python*/site-packages"))
+            outer = [p for p in sys.path if p.endswith("site-packages") and Path(p).is_dir()]
+            (site / "course-kit.pth").write_text(
+                "".join(f"import site; site.addsitedir({p!r})\n" for p in outer), encoding="utf-8")
+            env["JUPYTER_PATH"] = str(Path(sys.prefix) / "share" / "jupyter")   # nbconvert's templates, for the page
+            if os.environ.get("COURSEKIT_MNIST_DIR"):
+                (base / "mnist").symlink_to(os.environ["COURSEKIT_MNIST_DIR"], target_is_directory=True)
+                env["COURSEKIT_MNIST_DIR"] = str(base / "mnist")
+        done = _grade_with(base / "venv" / "bin" / "python", base, env)
+        assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+        [row] = _rows(base / "out" / "grades.csv")
+        assert (row["score"], row["status"], row["reason"]) == ("10", "graded", ""), row
+    finally:
+        import shutil
+
+        shutil.rmtree(base, ignore_errors=True)
+
+
+def test_a_box_that_cannot_start_python_stops_grade_with_one_line(tmp_path, monkeypatch):
+    from autograder.grading import sandbox
+
+    real = sandbox.bwrap_command
+
+    def hides_python(inner, *args, **kwargs):
+        return real(["/nonexistent/python", *inner[1:]], *args, **kwargs)
+
+    monkeypatch.setattr(sandbox, "bwrap_command", hides_python)
+    subs = tmp_path / "subs"
+    notebooks.write(student_copy(NAME), subs / "s" / NAME / f"{NAME}.ipynb")
+    with pytest.raises(SystemExit) as stop:
+        grade(subs, tmp_path / "out", runner="cpu")
+    message = str(stop.value)
+    assert message.startswith("grade cannot start: the sandbox cannot start this Python") and "\n" not in message
+    assert "--unsafe-no-sandbox" in message

@@ -11,9 +11,14 @@ import re
 import nbformat
 import pytest
 
-from autograder import compose, course, feedback, intake, notebooks, sandbox, scoring
-from autograder.results import SubmissionResult, safe_field, write_csvs
-from autograder.settings import FAILED, INVALID, MISSING, NEEDS_GPU, NOT_RUN, NOT_SUBMITTED, PASSED
+import torch
+
+from autograder.core import course, notebooks, regions
+from autograder.core.settings import FAILED, INVALID, MISSING, NEEDS_GPU, NOT_RUN, NOT_SUBMITTED, PARTIAL, PASSED
+from autograder.grading import compose, feedback, intake, sandbox, scoring, verdicts
+from autograder.grading.job import Limits
+from autograder.grading.results import SubmissionResult, safe_field, write_csvs
+from coursekit import hidden
 from submission_factory import student_copy
 
 NAME = "01_tensors"
@@ -67,16 +72,32 @@ def test_every_folder_is_a_student_whatever_its_name(tmp_path):
     assert students == sorted(["-h", "--force", "[ab]", ".hidden", "=1+1", "plain"]) and assignments == [NAME]
 
 
-def test_copy_folder_skips_links_and_litter(tmp_path):
+def test_the_box_gets_the_notebook_and_nothing_else_unless_declared(tmp_path, monkeypatch):
     folder = _folder(tmp_path)
-    (folder / "data.txt").write_text("mine", encoding="utf-8")
-    (folder / ".ipynb_checkpoints").mkdir()
-    (folder / ".ipynb_checkpoints" / "x.ipynb").write_text("{}", encoding="utf-8")
+    nb = student_copy(NAME)
+    notebooks.write(nb, folder / f"{NAME}.ipynb")
+    (folder / "coursekit").mkdir()
+    (folder / "coursekit" / "__init__.py").write_text("raise SystemExit('shadowed')", encoding="utf-8")
+    (folder / "ipykernel_launcher.py").write_text("print('runs before the kernel')", encoding="utf-8")
+    (folder / "weights.pt").write_bytes(b"\0" * 16)
     os.symlink("/etc/passwd", folder / "passwd")
-    dest = tmp_path / "copy"
-    skipped = intake.copy_folder(folder, dest)
-    assert (dest / "data.txt").read_text(encoding="utf-8") == "mine"
-    assert not (dest / "passwd").exists() and skipped == ["passwd"] and not (dest / ".ipynb_checkpoints").exists()
+    files, notes = intake.box_files(folder, NAME, intake.read_submission(folder, NAME))
+    assert list(files) == [f"{NAME}.ipynb"] and not notes
+    assert nbformat.reads(files[f"{NAME}.ipynb"].decode(), as_version=4).cells[0].source == nb.cells[0].source
+    monkeypatch.setattr(course, "submission_files", lambda name: ["weights.pt", "passwd", "absent.csv"])
+    files, notes = intake.box_files(folder, NAME, nb)
+    assert sorted(files) == [f"{NAME}.ipynb", "weights.pt"] and len(notes) == 2, "a declared link or a missing file is noted"
+
+
+def test_declared_submission_files_must_be_plain_names(tmp_path, monkeypatch):
+    (tmp_path / "lesson").mkdir()
+    monkeypatch.setattr(course, "SOLUTIONS", tmp_path)
+    assert course.submission_files("lesson") == []
+    (tmp_path / "lesson" / course.SUBMISSION_FILES).write_text("# data the box needs\nweights.pt\n\n", encoding="utf-8")
+    assert course.submission_files("lesson") == ["weights.pt"]
+    (tmp_path / "lesson" / course.SUBMISSION_FILES).write_text("../../etc/passwd\n", encoding="utf-8")
+    with pytest.raises(SystemExit, match="plain file names"):
+        course.submission_files("lesson")
 
 
 # --- composing the notebook to run ---------------------------------------------------------------
@@ -90,18 +111,30 @@ def _ids(plan) -> list[str]:
     return [notebooks.grading(c).get("grade_id", "") for c in plan.nb.cells]
 
 
-def test_compose_puts_back_the_real_tests_with_a_check_and_a_token():
+def test_compose_puts_back_the_real_tests_with_the_guard_and_the_hidden_begin_line():
     nb = student_copy(NAME, replace={"make-grid-tests": "print('all good')"})
     plan = compose.build(nb, NAME)
     assert [s.grade_id for s in plan.tests] == [g for g in _ids(plan) if g.endswith("-tests")]
     slot = plan.tests[0]
     source = plan.nb.cells[slot.index].source
     assert source.startswith(compose.prologue(slot.grade_id, slot.nonce))
-    assert source.rstrip().endswith(compose.epilogue(slot.token))
-    assert _source_test("make-grid-tests").strip() in source and "BEGIN HIDDEN TESTS" in source
+    assert compose.hidden_begins(slot.grade_id) in source and "BEGIN HIDDEN TESTS" not in source
+    assert regions.visible(_source_test("make-grid-tests"))[0].split("# (hidden")[0].strip() in source
     assert any("edited a locked test cell (make-grid-tests" in f for f in plan.flags)
-    assert len({s.token for s in plan.tests}) == len(plan.tests), "one token per test cell"
-    assert compose.build(nb, NAME).tests[0].token != slot.token, "tokens are new for every grading"
+    assert len({s.nonce for s in plan.tests}) == len(plan.tests), "one nonce per test cell"
+    assert compose.build(nb, NAME).tests[0].nonce != slot.nonce, "nonces are new for every grading"
+    assert set(plan.visible) == {s.grade_id for s in plan.tests} and "hidden." not in plan.visible[slot.grade_id]
+
+
+def test_grader_blocks_never_reach_the_kernel():
+    source = ("check()\n    ### BEGIN HIDDEN TESTS\n    hidden.same('x', f())\n    ### BEGIN GRADER\n"
+              "    def secret_rule(got, reference):\n        return None\n    ### END GRADER\n    ### END HIDDEN TESTS\nafter()")
+    kernel = compose.test_cell_source(source, "t")
+    assert "secret_rule" not in kernel and "hidden.same('x', f())" in kernel and "after()" in kernel
+    assert f"    {compose.hidden_begins('t')}" in kernel
+    assert regions.grader_code(source).startswith("def secret_rule")
+    with pytest.raises(regions.RegionError):
+        regions.lines("### BEGIN GRADER\nx\n### END GRADER")
 
 
 def test_compose_matches_cells_whose_metadata_another_editor_stripped():
@@ -137,26 +170,50 @@ def test_a_student_cell_cannot_pose_as_a_test_cell():
     assert "nbgrader" not in plan.nb.cells[3].metadata
 
 
-# --- integrity and scoring from an executed notebook ---------------------------------------------
+# --- verdicts, integrity and scoring from an executed notebook ------------------------------------
 
-def _executed(plan, *, skip=(), fail=(), no_token=(), found=None, unreported=()):
+def _record(cell: str, name: str, value, kind: str = "value", hint: str = "") -> dict:
+    return {"record": 1, "cell": cell, "name": name, "kind": kind, "rule": "same", "hint": hint,
+            "params": {"rtol": 0.0, "atol": 0.0, "dtype": True, "grad": False}, "value": hidden.encode(value)}
+
+
+def _reference(plan) -> list[dict]:
+    """Two values and, for the last cell, an observation, per test cell: what the solution would send."""
+    found = []
+    for slot in plan.tests:
+        found += [_record(slot.grade_id, "first", torch.arange(3.0), hint="use arange"), _record(slot.grade_id, "second", 7)]
+    found.append(_record(plan.tests[-1].grade_id, "modes", [False], kind="observation"))
+    return found
+
+
+def _executed(plan, *, skip=(), fail=(), wrong=(), silent=(), found=None, unreported=(), observed_wrong=()):
     """What the executor would bring back if every test ran (with the given exceptions)."""
     nb = copy.deepcopy(plan.nb)
-    guard = []
+    channel = []
     for slot in plan.tests:
         cell = nb.cells[slot.index]
         if slot.grade_id in skip:
             continue
         cell.execution_count = 1
         if slot.grade_id not in unreported:
-            guard.append({"cell": slot.grade_id, "nonce": slot.nonce, "found": (found or {}).get(slot.grade_id, [])})
+            channel.append({"cell": slot.grade_id, "nonce": slot.nonce, "found": (found or {}).get(slot.grade_id, [])})
         if slot.grade_id in fail:
             cell.outputs = [nbformat.v4.new_output("error", ename="CheckFailed", evalue="wrong", traceback=[])]
-        else:
-            text = "✓ fine\n" + ("" if slot.grade_id in no_token else slot.token + "\n")
-            cell.outputs = [nbformat.v4.new_output("stream", name="stdout", text=text),
-                            nbformat.v4.new_output("stream", name="stderr", text="UserWarning: harmless\n")]
-    return nb, {"stopped": None, "guard": guard}
+            continue
+        cell.outputs = [nbformat.v4.new_output("stream", name="stdout", text="\u2713 fine\n"),
+                        nbformat.v4.new_output("stream", name="stderr", text="UserWarning: harmless\n")]
+        if slot.grade_id not in silent:
+            channel += [_record(slot.grade_id, "first", torch.arange(3.0) + (slot.grade_id in wrong)),
+                        _record(slot.grade_id, "second", 7)]
+    last = plan.tests[-1].grade_id
+    if last not in skip and last not in silent and last not in fail:
+        channel.append(_record(last, "modes", [last in observed_wrong], kind="observation"))
+    return nb, {"stopped": None, "channel": channel}
+
+
+def _score(plan, nb, report, runner="cpu"):
+    checks = verdicts.judge(_reference(plan), report["channel"])
+    return scoring.score(plan, nb, report, runner, checks), checks
 
 
 def _statuses(outcome):
@@ -165,38 +222,39 @@ def _statuses(outcome):
 
 def test_a_clean_run_scores_every_point_and_stderr_costs_nothing():
     plan = compose.build(student_copy(NAME), NAME)
-    outcome = scoring.score(plan, *_executed(plan), "cpu")
+    outcome, _ = _score(plan, *_executed(plan))
     assert all(status == PASSED for _, status in _statuses(outcome).values()) and not outcome.flags
     assert sum(c.score for c in outcome.cells) == 10
 
 
-def test_a_test_without_its_token_or_its_check_scores_zero_and_is_flagged():
+def test_a_wrong_value_a_missing_record_or_an_error_costs_the_cell():
     plan = compose.build(student_copy(NAME), NAME)
-    nb, report = _executed(plan, no_token=("make-grid-tests",), unreported=("channels-last-tests",))
-    outcome = scoring.score(plan, nb, report, "cpu")
+    nb, report = _executed(plan, wrong=("make-grid-tests",), silent=("rows-mean-above-tests",), fail=("flatten-images-tests",))
+    got = _statuses(_score(plan, nb, report)[0])
+    assert got["make-grid-tests"] == got["rows-mean-above-tests"] == got["flatten-images-tests"] == (0.0, FAILED)
+    assert got["channels-last-tests"] == (2.0, PASSED)
+
+
+def test_a_wrong_observation_costs_its_share_only():
+    plan = compose.build(student_copy(NAME), NAME)
+    last = plan.tests[-1].grade_id
+    got = _statuses(_score(plan, *_executed(plan, observed_wrong=(last,)))[0])
+    assert got[last] == (1.5, PARTIAL) and sum(score for score, _ in got.values()) == 9.5
+
+
+def test_the_guard_only_decides_whether_observations_are_trusted():
+    plan = compose.build(student_copy(NAME), NAME)
+    last = plan.tests[-1].grade_id
+    nb, report = _executed(plan, found={last: [["input transformer", "_keep_ends"]],
+                                        "flatten-images-tests": [["function replaced", "torch.allclose"]]},
+                           unreported=("make-grid-tests",))
+    outcome, _ = _score(plan, nb, report)
     got = _statuses(outcome)
-    assert got["make-grid-tests"] == (0.0, FAILED) and got["channels-last-tests"] == (0.0, FAILED)
-    assert got["rows-mean-above-tests"] == (2.0, PASSED)
-    flags = " ".join(outcome.flags)
-    assert "completion token is missing): make-grid-tests" in flags and "never reported" in flags
-
-
-def test_a_token_printed_by_someone_else_does_not_count():
-    plan = compose.build(student_copy(NAME), NAME)
-    nb, report = _executed(plan, no_token=("make-grid-tests",))
-    nb.cells[plan.tests[0].index - 1].outputs = [nbformat.v4.new_output("stream", name="stdout", text=plan.tests[0].token)]
-    assert _statuses(scoring.score(plan, nb, report, "cpu"))["make-grid-tests"][0] == 0
-
-
-def test_tricks_that_can_rewrite_a_cell_zero_it_others_only_flag():
-    plan = compose.build(student_copy(NAME), NAME)
-    nb, report = _executed(plan, found={"make-grid-tests": [["input transformer", "_keep_ends"]],
-                                        "flatten-images-tests": [["function replaced", "torch.allclose"]]})
-    outcome = scoring.score(plan, nb, report, "cpu")
-    got = _statuses(outcome)
-    assert got["make-grid-tests"][0] == 0 and got["flatten-images-tests"] == (2.0, PASSED)
+    assert got["make-grid-tests"] == (2.0, PASSED), "values are judged outside, whatever the guard said"
+    assert got[last] == (1.5, PARTIAL), "observations made while a transformer was active are not counted"
     assert any("function replaced: torch.allclose" in f and "put back" in f for f in outcome.flags)
-    assert any("input transformer: _keep_ends" in f and "scored 0" in f for f in outcome.flags)
+    assert any("input transformer: _keep_ends" in f and "not trusted" in f for f in outcome.flags)
+    assert any("never reported" in f for f in outcome.flags)
 
 
 def test_unrun_cells_and_gpu_cells_on_a_cpu_runner():
@@ -205,48 +263,50 @@ def test_unrun_cells_and_gpu_cells_on_a_cpu_runner():
     gpu = [s.grade_id for s in plan.tests if s.gpu]
     assert gpu == ["train-gpu-tests"]
     nb, report = _executed(plan, skip=("train-mnist-tests",))
-    got = _statuses(scoring.score(plan, nb, report, "cpu"))
+    got = _statuses(_score(plan, nb, report)[0])
     assert got["train-gpu-tests"][1] == NEEDS_GPU and got["train-mnist-tests"] == (0.0, NOT_RUN)
     # On a GPU runner, a GPU check that printed the skip line never passes.
     gpu_slot = next(s for s in plan.tests if s.gpu)
     nb.cells[gpu_slot.index].outputs[0]["text"] += "GPU-only check: checked on a GPU runner; skipped here\n"
-    assert _statuses(scoring.score(plan, nb, report, "gpu"))["train-gpu-tests"] == (0.0, FAILED)
+    assert _statuses(_score(plan, nb, report, "gpu")[0])["train-gpu-tests"] == (0.0, FAILED)
 
 
-def test_scores_never_exceed_a_cells_points():
+def test_scores_never_exceed_a_cells_points_and_nothing_the_kernel_prints_is_a_score():
     plan = compose.build(student_copy(NAME), NAME)
-    nb, report = _executed(plan)
+    nb, report = _executed(plan, wrong=tuple(s.grade_id for s in plan.tests))
     for slot in plan.tests:  # a number left as a cell's value is nbgrader's partial credit; never here
         nb.cells[slot.index].outputs.append(nbformat.v4.new_output("execute_result", data={"text/plain": "5000"}))
-    assert sum(c.score for c in scoring.score(plan, nb, report, "cpu").cells) == 10
+    assert sum(c.score for c in _score(plan, nb, report)[0].cells) == 0
 
 
 # --- feedback ------------------------------------------------------------------------------------
 
-def test_feedback_redacts_hidden_lines_tokens_and_runs_no_script():
+def test_feedback_shows_the_graders_words_no_later_output_and_runs_no_script():
     plan = compose.build(student_copy(NAME), NAME)
-    nb, report = _executed(plan)
-    hidden = compose.hidden_lines(NAME)
-    leak = "\n".join(hidden[:3])
-    nb.cells[plan.tests[0].index].outputs.append(nbformat.v4.new_output("stream", name="stdout", text=leak + "\n"))
+    nb, report = _executed(plan, wrong=("make-grid-tests",))
+    hidden_source = compose.hidden_lines(NAME)
+    first = plan.tests[0].index
+    nb.cells[first + 1].outputs = [nbformat.v4.new_output("stream", name="stdout", text="LATER-OUTPUT\n")]
     nb.cells[1].outputs = [
         nbformat.v4.new_output("display_data", data={"text/html": "<script>alert(1)</script><b onclick='x()'>b</b>",
                                                      "text/plain": "x"}),
         nbformat.v4.new_output("display_data", data={"application/javascript": "alert(2)"}),
-        nbformat.v4.new_output("stream", name="stdout", text=plan.tests[1].token + "\n"),
+        nbformat.v4.new_output("stream", name="stdout", text="EARLY-OUTPUT\n" + "\n".join(hidden_source[:3]) + "\n"),
     ]
     nb.cells.insert(0, nbformat.v4.new_markdown_cell("<img src=x onerror=alert(3)> [x](javascript:alert(4))"))
-    plan.tests = [compose.TestSlot(s.index + 1, s.grade_id, s.points, s.gpu, s.nonce, s.token) for s in plan.tests]
-    outcome = scoring.score(plan, nb, report, "cpu")
+    plan.tests = [compose.TestSlot(s.index + 1, s.grade_id, s.points, s.gpu, s.nonce) for s in plan.tests]
+    outcome, checks = _score(plan, nb, report)
     result = SubmissionResult("s", NAME, "graded", "", 0, outcome.cells)
-    page = feedback.render_page(nb, plan, result, hidden)
+    page = feedback.render_page(nb, plan, result, checks)
     text = page.lower()
     assert "<script" not in text and not re.search(r"<[^>]+\son\w+\s*=", text)
     assert not re.search(r"""(href|src)\s*=\s*["']?\s*javascript:""", text)
     assert "content-security-policy" in text
-    assert not [line for line in hidden if line in page], "a hidden-test line reached the page"
-    assert feedback.REDACTED in page
-    assert not any(s.token in page or s.nonce in page for s in plan.tests)
+    assert not [line for line in hidden_source if line in page], "a hidden-test line reached the page"
+    assert "EARLY-OUTPUT" in page and "LATER-OUTPUT" not in page and "Outputs below are not shown" in page
+    assert "\u2713 fine" not in page and "UserWarning" not in page, "a test cell shows the grader's words, not the kernel's"
+    assert "Grader: 0 / 2 points" in page and "expected" in page and "Hint: use arange" in page
+    assert not any(s.nonce in page for s in plan.tests) and "before_test" not in page and "hidden.begin" not in page
 
 
 def test_problem_pages_escape_what_they_quote():
@@ -267,29 +327,30 @@ def test_csv_fields_that_would_start_a_formula_are_quoted(tmp_path):
 
 
 def test_grade_refuses_without_a_sandbox_unless_told(tmp_path, monkeypatch):
-    from autograder import grade as grade_mod
+    from autograder.scale import grade as grade_mod
 
     monkeypatch.setattr(sandbox, "unavailable_reason", lambda: "bubblewrap is not installed")
     with pytest.raises(SystemExit, match="--unsafe-no-sandbox"):
-        grade_mod.make_context(tmp_path, tmp_path, sandbox.Limits(), "cpu", unsafe_no_sandbox=False, keep=False)
-    ctx = grade_mod.make_context(tmp_path, tmp_path, sandbox.Limits(), "cpu", unsafe_no_sandbox=True, keep=False)
-    assert not ctx.sandboxed and ctx.sandbox_label.startswith("none (--unsafe-no-sandbox")
+        grade_mod.make_context(tmp_path, tmp_path, Limits(), "cpu", unsafe_no_sandbox=False, keep=False)
+    ctx = grade_mod.make_context(tmp_path, tmp_path, Limits(), "cpu", unsafe_no_sandbox=True, keep=False)
+    assert not ctx.box.sandboxed and ctx.sandbox_label.startswith("none (--unsafe-no-sandbox")
 
 
 def test_the_kernel_environment_is_an_allow_list(monkeypatch):
     monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "nope")
     monkeypatch.setenv("AUTOGRADER_OUT", "/somewhere")
-    env = sandbox.kernel_environment(sandbox.Limits(), "cpu", home="/home/student", work="/submission", guard_fd=5,
-                                     data={"mnist": "/data/mnist"})
+    env = sandbox.kernel_environment(Limits(), "cpu", home="/home/student", work="/submission", channel_fd=5,
+                                     data={"mnist": ("COURSEKIT_MNIST_DIR", "/data/mnist")})
     assert "AWS_SECRET_ACCESS_KEY" not in env and "AUTOGRADER_OUT" not in env
     assert env["COURSEKIT_MNIST_DIR"] == "/data/mnist" and env["TMPDIR"] == "/tmp" and "COURSEKIT_GPU_RUNNER" not in env
-    assert sandbox.kernel_environment(sandbox.Limits(), "gpu", home="h", work="w", guard_fd=5, data={})["COURSEKIT_GPU_RUNNER"]
+    assert env["PYTHONSAFEPATH"] == "1" and env[sandbox.CHANNEL_VARIABLE] == "5"
+    assert sandbox.kernel_environment(Limits(), "gpu", home="h", work="w", channel_fd=5, data={})["COURSEKIT_GPU_RUNNER"]
 
 
 def test_the_box_never_binds_the_course_the_tests_or_the_output(tmp_path):
     if sandbox.bwrap() is None:
         pytest.skip("bubblewrap is not installed")
-    cmd = sandbox.bwrap_command(["python"], sandbox.Limits(), "cpu", work=tmp_path / "w", home=tmp_path / "h",
+    cmd = sandbox.bwrap_command(["python"], Limits(), "cpu", work=tmp_path / "w", home=tmp_path / "h",
                                 ipc=tmp_path / "i", env={}, data={})
     sources = [cmd[i + 1] for i, arg in enumerate(cmd) if arg in ("--bind", "--ro-bind", "--dev-bind")]
     for forbidden in (course.SOLUTIONS, course.ROOT / "tests", course.LESSONS, course.ROOT / "autograder"):

@@ -20,10 +20,11 @@ from pathlib import Path
 import psutil
 import pytest
 
-from autograder import compose, notebooks
-from autograder.grade import grade
-from autograder.sandbox import Limits, unavailable_reason
-from hostile_zoo import ENV_MARK, NAME, PROC_MARK, SLEEPER_TAG, SYMLINKS, zoo
+from autograder.grading import compose
+from autograder.core import notebooks
+from autograder.scale.grade import grade
+from autograder.grading.sandbox import Limits, unavailable_reason
+from hostile_zoo import ENCODED_LEAKS, ENV_MARK, EXTRA_FILES, NAME, PROC_MARK, SLEEPER_TAG, SYMLINKS, zoo
 
 pytestmark = [pytest.mark.slow, pytest.mark.skipif(unavailable_reason() is not None,
                                                    reason=f"needs the sandbox: {unavailable_reason()}")]
@@ -75,6 +76,11 @@ def zoo_run(tmp_path_factory, listener):
     canary = folder / "correct" / NAME / "do-not-delete.txt"
     entries = zoo(port, str(canary), str(out / "feedback"), str(folder / "correct" / NAME))
     write_submissions(folder, {student: nb for student, (nb, _) in entries.items()})
+    for student, files in EXTRA_FILES.items():
+        for relative, content in files.items():
+            target = folder / student / NAME / relative
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(content, encoding="utf-8")
     canary.write_text("the grader must keep this file\n", encoding="utf-8")
     for student, target in SYMLINKS.items():
         (folder / student / NAME).mkdir(parents=True)
@@ -120,10 +126,43 @@ def test_hidden_tests_never_reach_a_feedback_page(zoo_run):
     _, _, out, *_ = zoo_run
     hidden = compose.hidden_lines(NAME)
     text = page_text(out, "reads-hidden-tests")
-    assert "removed here" in text, "the hostile notebook printed hidden tests; they must show as removed"
+    assert "Outputs below are not shown" in text, "what the kernel printed once hidden tests ran never reaches the page"
     shown = [line for line in hidden if line in text]
     assert not shown, f"hidden test lines in the feedback: {shown[:3]}"
-    assert "autograder-" not in text and "before_test" not in text, "the grader's own lines must not show"
+    assert "before_test" not in text and "coursekit.hidden" not in text, "the grader's own lines must not show"
+
+
+def _decodings(text: str) -> list[str]:
+    """``text`` and every reading of it a student could have used to smuggle source out: base64 and hex runs decoded,
+    the whole text reversed."""
+    import base64
+    import binascii
+
+    found = [text, text[::-1]]
+    for run in re.findall(r"[A-Za-z0-9+/=]{16,}", text):
+        for candidate in (run, run.rstrip("=")):
+            try:
+                found.append(base64.b64decode(candidate + "=" * (-len(candidate) % 4)).decode("utf-8", "ignore"))
+                break
+            except (binascii.Error, ValueError):
+                continue
+    for run in re.findall(r"(?:[0-9a-fA-F]{2}){8,}", text):
+        found.append(bytes.fromhex(run).decode("utf-8", "ignore"))
+    return found
+
+
+def test_hidden_tests_reach_no_page_in_any_encoding(zoo_run):
+    results, _, out, *_ = zoo_run
+    hidden = [line for line in compose.hidden_lines(NAME, min_length=12)]
+    assert hidden
+    for student in results:
+        page = out / "feedback" / student / f"{NAME}.html"
+        raw = page.read_text(encoding="utf-8")
+        for reading in _decodings(raw) + _decodings(page_text(out, student)):
+            shown = [line for line in hidden if line in reading]
+            assert not shown, f"{student}: hidden test lines on the feedback page (encoded): {shown[:2]}"
+    for student in ENCODED_LEAKS:
+        assert "Grader: 2 / 2 points" in page_text(out, student), "the leaking notebook is still graded normally"
 
 
 def test_the_box_shows_no_other_process_no_grader_variable_and_no_other_folder(zoo_run):
@@ -134,7 +173,7 @@ def test_the_box_shows_no_other_process_no_grader_variable_and_no_other_folder(z
     names = set(json.loads(re.search(re.escape(ENV_MARK) + r"\s*(\[.*?\])", text).group(1)))
     allowed = {"PATH", "HOME", "TMPDIR", "LANG", "LC_ALL", "TZ", "MPLBACKEND", "MPLCONFIGDIR", "OMP_NUM_THREADS",
                "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS", "PYTHONDONTWRITEBYTECODE", "PYTHONNOUSERSITE", "COURSEKIT_CACHE",
-               "COURSEKIT_MNIST_DIR", "COURSEKIT_FASHION_MNIST_DIR", "AUTOGRADER_GUARD_FD", "JPY_SESSION_NAME",
+               "COURSEKIT_MNIST_DIR", "COURSEKIT_FASHION_MNIST_DIR", "AUTOGRADER_CHANNEL_FD", "JPY_SESSION_NAME", "PYTHONSAFEPATH",
                "CUDA_VISIBLE_DEVICES", "NVIDIA_VISIBLE_DEVICES", "PWD", "SHLVL", "_",
                # what ipykernel itself sets in its own process
                "CLICOLOR", "CLICOLOR_FORCE", "FORCE_COLOR", "GIT_PAGER", "PAGER", "TERM", "PYDEVD_USE_FRAME_EVAL",

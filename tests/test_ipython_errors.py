@@ -11,7 +11,7 @@ import re
 import nbformat
 import pytest
 
-from autograder import course, notebooks
+from autograder.core import course, notebooks
 from coursekit import ipython_errors
 from coursekit.checks import CheckFailed
 

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from autograder import course, notebooks
+from autograder.core import course, notebooks
 
 RULES = ["--select", "F,E9"]
 

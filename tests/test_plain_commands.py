@@ -35,7 +35,7 @@ from pathlib import Path
 
 import pytest
 
-from autograder import course
+from autograder.core import course
 from fresh_copy import fresh_copy
 
 README = course.ROOT / "README.md"

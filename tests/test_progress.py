@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import io
 
-from autograder.progress import Progress, duration
-from autograder.results import SubmissionResult
+from autograder.scale.progress import Progress, duration
+from autograder.grading.results import SubmissionResult
 
 
 class Terminal(io.StringIO):

@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import pytest
 
-from autograder import course, notebooks, promises
-from autograder.variants import load_file
+from autograder.core import course, notebooks
+from autograder.authoring import promises
+from autograder.authoring.variants import load_file
 from coursekit.testing import CLASSES, PROBES
 
 
@@ -66,5 +67,19 @@ def test_each_class_of_a_row_is_tested_with_its_probe(name):
 
 
 def test_the_table_in_docs_is_current():
-    assert promises.TABLE.is_file() and promises.TABLE.read_text(encoding="utf-8") == promises.render(), (
-        "docs/promises.md is out of date: run `python -m autograder promises`")
+    assert promises.current(), ("docs/promises.md or the points section of docs/grading-security.md is out of date: "
+                                "run `python -m autograder promises`")
+
+
+def test_most_hidden_test_points_are_decided_outside_the_kernel():
+    outside, total = promises.outside_share()
+    assert outside / total >= promises.MIN_OUTSIDE_SHARE, (
+        f"only {outside:g} of {total:g} hidden-test points ({outside / total:.1%}) are decided outside the kernel: "
+        "make mistakes change values rather than observations (docs/hidden-tests.md)")
+
+
+def test_kinds_are_read_from_hidden_calls():
+    source = ("v()\n### BEGIN HIDDEN TESTS\nhidden.same('a', f())\nhidden.check('b', g(), rule='x', observation=True)\n"
+              "### BEGIN GRADER\ndef x(got, reference):\n    hidden.observed('never sent', 1)\n### END GRADER\n### END HIDDEN TESTS\n")
+    assert promises.check_kinds(source) == {"value", "observation"}
+    assert promises.check_kinds(source.replace("observation=True", "observation=False")) == {"value"}

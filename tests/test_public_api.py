@@ -15,7 +15,7 @@ import torch
 from torch import nn
 from torch.utils.data import DataLoader, TensorDataset
 
-from autograder import course, notebooks
+from autograder.core import course, notebooks
 
 PRIVATE = re.compile(r"torch\._|torch\.ops\.aten")
 

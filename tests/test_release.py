@@ -6,8 +6,8 @@ import re
 
 import pytest
 
-from autograder import course, notebooks
-from autograder.release import generate
+from autograder.core import course, notebooks
+from autograder.authoring.release import generate
 
 MARKERS = re.compile(r"(BEGIN|END) (SOLUTION|HIDDEN TESTS)")
 
@@ -117,3 +117,44 @@ def test_graded_cells_follow_the_conventions(assignments):
             assert "BEGIN HIDDEN TESTS" in cell.source, f"{name}/{meta['grade_id']}: every test cell needs hidden tests"
             assert "assert " not in cell.source.split("BEGIN HIDDEN TESTS")[0], (
                 f"{name}/{meta['grade_id']}: visible checks use coursekit.checks (with hints), not bare assert")
+
+
+def _decisions_in_the_kernel(source: str) -> list[str]:
+    """What in a test cell's hidden region would decide in the student's kernel: an assert, a raise, a check_*
+    call or another helper that raises on a wrong answer (everything must be sent with coursekit.hidden instead)."""
+    import ast
+    import textwrap
+
+    from autograder.core import regions
+
+    hidden = textwrap.dedent("\n".join(line.text for line in regions.lines(source) if line.region == "hidden"))
+    found = []
+    for node in ast.walk(ast.parse(hidden)):
+        if isinstance(node, (ast.Assert, ast.Raise)):
+            found.append(f"line {node.lineno}: {type(node).__name__.lower()}")
+        elif isinstance(node, ast.Call):
+            func = node.func
+            name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+            owner = func.value.id if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) else ""
+            deciding = name == "check" or name.startswith("check_") or name in ("expect_error", "runs", "passed")
+            if deciding and owner != "hidden":
+                found.append(f"line {node.lineno}: {owner + '.' if owner else ''}{name}(...)")
+    return found
+
+
+@pytest.mark.parametrize("name", course.assignments())
+def test_hidden_tests_decide_nothing_in_the_kernel(name):
+    """docs/hidden-tests.md: hidden regions send values with coursekit.hidden; they never compare, assert or raise."""
+    problems = {}
+    for cell in notebooks.test_cells(notebooks.read(course.solution_notebook(name))):
+        found = _decisions_in_the_kernel(cell.source)
+        if found:
+            problems[notebooks.grading(cell)["grade_id"]] = found[:4]
+    assert not problems, f"{name}: hidden tests that decide in the kernel: {problems}"
+
+
+def test_the_kernel_decision_finder_sees_each_kind():
+    source = ("v()\n### BEGIN HIDDEN TESTS\nassert x\ncheck_close(a, b)\nchecks.check_shape(out, (2, 3))\n"
+              "spy.check_mode('x')\nhidden.check('n', v, rule='r')\n### END HIDDEN TESTS\n")
+    assert [f.split(": ")[1] for f in _decisions_in_the_kernel(source)] == [
+        "assert", "check_close(...)", "checks.check_shape(...)", "spy.check_mode(...)"]

@@ -19,11 +19,13 @@ from pathlib import Path
 
 import pytest
 
-from autograder import cli, course, estimate, notebooks, shard_results, shards, timings
-from autograder.grade import grade
-from autograder.merge import MergeError, MissingShards, merge
-from autograder.results import CellResult, SubmissionResult
-from autograder.sandbox import unavailable_reason
+from autograder import cli
+from autograder.core import course, notebooks
+from autograder.scale import estimate, shard_results, shards, timings
+from autograder.scale.grade import grade
+from autograder.scale.merge import MergeError, MissingShards, merge
+from autograder.grading.results import CellResult, SubmissionResult
+from autograder.grading.sandbox import unavailable_reason
 from grading_compare import ASSIGNMENTS, quiet, assert_same_class, summary_of
 from submission_factory import student_copy
 
@@ -70,7 +72,7 @@ def _tiny_class(root: Path) -> Path:
 
 
 def _plan_elsewhere(submissions: Path, n: int, seed: str) -> str:
-    code = ("import sys; from pathlib import Path; from autograder import intake, shards; "
+    code = ("import sys; from pathlib import Path; from autograder.grading import intake; from autograder.scale import shards; "
             "s, a = intake.discover(Path(sys.argv[1]), None); "
             "p = shards.make_plan(Path(sys.argv[1]), [(x, y) for x in a for y in s], int(sys.argv[2])); "
             "print(p.fingerprint(), p.owners)")
@@ -82,7 +84,7 @@ def _plan_elsewhere(submissions: Path, n: int, seed: str) -> str:
 def test_every_shard_computes_the_same_plan_wherever_it_runs(tmp_path):
     subs = _tiny_class(tmp_path / "subs")
     assert _plan_elsewhere(subs, 3, "1") == _plan_elsewhere(subs, 3, "987654")
-    from autograder import intake
+    from autograder.grading import intake
 
     students, assignments = intake.discover(subs, None)
     plan = shards.make_plan(subs, [(a, s) for a in assignments for s in students], 3)
@@ -142,7 +144,7 @@ def test_progress_and_timings_share_the_measured_figures():
 
 def test_the_docs_show_the_figures_timings_computes():
     text = estimate.DOC.read_text(encoding="utf-8")
-    assert estimate.doc_section() in text, "run: python -m autograder.estimate --write"
+    assert estimate.doc_section() in text, "run: python -m autograder.scale.estimate --write"
 
 
 # --- merge == serial ------------------------------------------------------------------------------

@@ -17,8 +17,11 @@ from pathlib import Path
 
 import pytest
 
-from autograder import cli, course, notebooks, sandbox, shard_results
-from autograder.grade import grade
+from autograder import cli
+from autograder.core import course, notebooks
+from autograder.grading import sandbox
+from autograder.scale import shard_results
+from autograder.scale.grade import grade
 from local_slurm import LocalSlurm, why_not
 from submission_factory import student_copy
 from grading_compare import ASSIGNMENTS, quiet, assert_same_class, summary_of
@@ -101,7 +104,7 @@ def test_a_node_without_the_sandbox_refuses_with_its_reason(tmp_path, monkeypatc
 def test_the_sandbox_needs_no_root():
     """Cluster jobs run as the instructor's own user: the box must build without root."""
     done = subprocess.run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", sys.executable, "-c",
-                           "import os; from autograder.sandbox import unavailable_reason; print(os.geteuid(), unavailable_reason())"],
+                           "import os; from autograder.grading.sandbox import unavailable_reason; print(os.geteuid(), unavailable_reason())"],
                           capture_output=True, text=True, cwd=course.ROOT, timeout=120)
     if done.returncode != 0 and "Permission denied" in done.stderr:
         pytest.skip(f"the user nobody cannot run this Python: {done.stderr.strip()[-200:]}")

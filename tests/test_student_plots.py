@@ -30,7 +30,7 @@ from unittest import mock
 import pytest
 
 import courselab
-from autograder import course, notebooks
+from autograder.core import course, notebooks
 from coursekit import plots
 from plotting_cells import FIGURE_HIDERS, images, plotting_cells
 from submission_factory import student_copy

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from autograder import course
-from autograder.variants import try_variants
+from autograder.authoring import promises
+from autograder.authoring.variants import local_reference, try_variants
+from autograder.core import course, notebooks
 
 pytestmark = pytest.mark.slow
 
@@ -18,3 +19,16 @@ def test_variants_are_judged_correctly(name):
     right_failed = [f"{r.cell} {r.mistake} right #{r.index}: {r.messages[:1]}" for r in results if r.kind == "right" and not r.ok]
     assert not wrong_passed, f"{name}: these mistakes pass every test: {wrong_passed}"
     assert not right_failed, f"{name}: these correct answers lose points: {right_failed}"
+
+
+@pytest.mark.parametrize("name", course.assignments())
+def test_the_table_reads_the_kinds_the_reference_run_sends(name, tmp_path):
+    """docs/promises.md splits points by the kinds read from the hidden source; the reference run must agree."""
+    sent: dict[str, set[str]] = {}
+    for record in local_reference(name, tmp_path).records:
+        sent.setdefault(record["cell"], set()).add(record.get("kind", "value"))
+    for cell in notebooks.test_cells(notebooks.read(course.solution_notebook(name))):
+        gid = notebooks.grading(cell)["grade_id"]
+        if notebooks.is_gpu_test_cell(cell) and gid not in sent:
+            continue  # a GPU cell sends nothing on a CPU runner
+        assert sent.get(gid) == promises.check_kinds(cell.source), f"{name}/{gid}"

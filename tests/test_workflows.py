@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from autograder import course
+from autograder.core import course
 
 WORKFLOWS = sorted((course.ROOT / ".github" / "workflows").glob("*.yml"))
 

@@ -1,4 +1,4 @@
-"""Other answers for lesson 00 (see autograder/variants.py): mistakes the tests must catch, and
+"""Other answers for lesson 00 (see autograder/authoring/variants.py): mistakes the tests must catch, and
 correct answers written differently that must keep full marks, by class of mistake."""
 
 WRONG = {

@@ -1,4 +1,4 @@
-"""Other answers for lesson 01 (see autograder/variants.py), by class of mistake."""
+"""Other answers for lesson 01 (see autograder/authoring/variants.py), by class of mistake."""
 
 WRONG = {
     "make-grid": {

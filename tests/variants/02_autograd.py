@@ -1,4 +1,4 @@
-"""Other answers for lesson 02 (see autograder/variants.py), by class of mistake."""
+"""Other answers for lesson 02 (see autograder/authoring/variants.py), by class of mistake."""
 
 WRONG = {
     "grad-at": {
@@ -64,6 +64,20 @@ WRONG = {
             "def grad_over_batches(loss_fn, w, batches):\n"
             "    w.grad = torch.zeros(w.shape)\n"
             "    for x, y in batches:\n        (loss_fn(w, x, y) / len(batches)).backward()\n    return w.grad\n",
+        ],
+        "aggregation": [
+            # Weights each batch by its size: the mean over all examples, not the mean over batches the docstring asks for.
+            "def grad_over_batches(loss_fn, w, batches):\n"
+            "    w.grad = None\n    total = sum(len(x) for x, _ in batches)\n"
+            "    for x, y in batches:\n        (loss_fn(w, x, y) * len(x) / total).backward()\n    return w.grad\n",
+            # Counts the batches as examples // batch size: one short when the last batch is smaller.
+            "def grad_over_batches(loss_fn, w, batches):\n"
+            "    w.grad = None\n    count = sum(len(x) for x, _ in batches) // len(batches[0][0])\n"
+            "    for x, y in batches:\n        (loss_fn(w, x, y) / count).backward()\n    return w.grad\n",
+            # Skips a smaller last batch (as drop_last=True would): its examples never count.
+            "def grad_over_batches(loss_fn, w, batches):\n"
+            "    w.grad = None\n    full = [(x, y) for x, y in batches if len(x) == len(batches[0][0])]\n"
+            "    for x, y in full:\n        (loss_fn(w, x, y) / len(full)).backward()\n    return w.grad\n",
         ],
     },
     "predict-without-graph": {
@@ -141,6 +155,22 @@ WRONG = {
             "        grad.view(-1)[i] = (f(base + step) - f(base - step)) / (2 * eps)\n"
             "    return grad\n",
         ],
+        "evaluation": [
+            # Never puts element i back: every later point is evaluated with it still at x_i - eps.
+            "def numerical_gradient(f, x, eps=1e-6):\n"
+            "    p = x.detach().double().clone()\n    g = torch.zeros_like(p)\n    fp, fg = p.view(-1), g.view(-1)\n"
+            "    for i in range(fp.numel()):\n"
+            "        old = fp[i].item()\n        fp[i] = old + eps\n        a = f(p).item()\n        fp[i] = old - eps\n"
+            "        b = f(p).item()\n        fg[i] = (a - b) / (2 * eps)\n"
+            "    return g\n",
+            # Keeps the old value as fp[i], a view that changes with the element: f(x - eps e_i) is evaluated at x.
+            "def numerical_gradient(f, x, eps=1e-6):\n"
+            "    p = x.detach().double().clone()\n    g = torch.zeros_like(p)\n    fp, fg = p.view(-1), g.view(-1)\n"
+            "    for i in range(fp.numel()):\n"
+            "        old = fp[i]\n        fp[i] = old + eps\n        a = f(p).item()\n        fp[i] = old - eps\n"
+            "        b = f(p).item()\n        fp[i] = old\n        fg[i] = (a - b) / (2 * eps)\n"
+            "    return g\n",
+        ],
     },
     "gradient-check": {
         "values": [
@@ -171,6 +201,17 @@ WRONG = {
             "def gradient_check(f, x):\n"
             "    p = x.detach().double()\n    a, n = grad_at(f, p), numerical_gradient(f, p)\n"
             "    return ((a - n).abs() / (a.abs() + n.abs())).max().item()\n",
+        ],
+        "evaluation": [
+            # Its own central difference, whose element i is never put back: later points are shifted by eps, a
+            # relative error of order eps that stays under any threshold.
+            "from coursekit.checks import rel_error\n\n"
+            "def gradient_check(f, x):\n"
+            "    p = x.detach().double().clone()\n    auto = grad_at(f, p)\n    num = torch.zeros_like(p)\n"
+            "    for i in range(p.numel()):\n"
+            "        p.view(-1)[i] += 1e-6\n        up = f(p).item()\n        p.view(-1)[i] -= 2e-6\n"
+            "        down = f(p).item()\n        num.view(-1)[i] = (up - down) / 2e-6\n"
+            "    return rel_error(auto, num)\n",
         ],
     },
 }
@@ -233,6 +274,12 @@ RIGHT = {
             "    w.grad = w.new_zeros(w.shape)\n"
             "    for x, y in batches:\n        (loss_fn(w, x, y) * (1.0 / len(batches))).backward()\n    return w.grad\n",
         ],
+        "aggregation": [
+            # The batch losses stacked and averaged: a mean over batches, whatever their sizes.
+            "def grad_over_batches(loss_fn, w, batches):\n"
+            "    losses = torch.stack([loss_fn(w, x, y) for x, y in batches])\n"
+            "    w.grad = None\n    losses.mean().backward()\n    return w.grad\n",
+        ],
     },
     "predict-without-graph": {
         "values": [
@@ -286,6 +333,21 @@ RIGHT = {
             "            out.view(-1)[i] = (f(point + e) - f(point - e)) / (2 * eps)\n"
             "    return out\n",
         ],
+        "evaluation": [
+            # x - eps first, moved in place by steps of eps and back (rounding at the last bit only).
+            "def numerical_gradient(f, x, eps=1e-6):\n"
+            "    p = x.detach().to(torch.float64).clone()\n    out = torch.empty_like(p)\n"
+            "    for i in range(p.numel()):\n"
+            "        p.view(-1)[i] -= eps\n        down = float(f(p))\n        p.view(-1)[i] += 2 * eps\n"
+            "        up = float(f(p))\n        p.view(-1)[i] -= eps\n        out.view(-1)[i] = (up - down) / (2 * eps)\n"
+            "    return out\n",
+            # Every x + eps e_i first, then every x - eps e_i, from the rows of an identity matrix.
+            "def numerical_gradient(f, x, eps=1e-6):\n"
+            "    base = x.detach().double()\n    steps = torch.eye(base.numel(), dtype=torch.float64) * eps\n"
+            "    up = torch.stack([f(base + s.reshape(base.shape)) for s in steps])\n"
+            "    down = torch.stack([f(base - s.reshape(base.shape)) for s in steps])\n"
+            "    return ((up - down) / (2 * eps)).reshape(base.shape)\n",
+        ],
     },
     "gradient-check": {
         "values": [
@@ -308,6 +370,21 @@ RIGHT = {
             "def gradient_check(f, x):\n"
             "    p = x.detach().double()\n    a, n = grad_at(f, p), numerical_gradient(f, p)\n"
             "    return ((a - n).abs() / (a.abs() + n.abs() + 1e-12)).max().item()\n",
+        ],
+        "evaluation": [
+            # Its own central difference with another eps, x - eps first, each element put back in a finally.
+            "def gradient_check(f, x):\n"
+            "    p = x.detach().to(torch.float64).clone()\n    auto = grad_at(f, p)\n"
+            "    num = torch.empty_like(p)\n    flat = p.view(-1)\n"
+            "    for i in range(flat.numel()):\n"
+            "        saved = flat[i].item()\n"
+            "        try:\n"
+            "            flat[i] = saved - 1e-5\n            down = f(p).item()\n"
+            "            flat[i] = saved + 1e-5\n            up = f(p).item()\n"
+            "        finally:\n            flat[i] = saved\n"
+            "        num.view(-1)[i] = (up - down) / 2e-5\n"
+            "    ratio = (auto - num).abs() / (auto.abs() + num.abs()).clamp_min(1e-12)\n"
+            "    return ratio.max().item()\n",
         ],
     },
 }

@@ -1,4 +1,4 @@
-"""Other answers for lesson 03 (see autograder/variants.py): mistakes the tests must catch, and
+"""Other answers for lesson 03 (see autograder/authoring/variants.py): mistakes the tests must catch, and
 correct answers written differently that must keep full marks, by class of mistake."""
 
 _HEAD = ("class MLP(nn.Module):\n"
@@ -92,6 +92,19 @@ WRONG = {
             "    def forward(self, x):\n"
             "        return torch.log_softmax(self.net(x), dim=1)\n",
         ],
+        "boundaries": [
+            # A special case for "no hidden layer" tested with > 1 instead of >= 1: a single hidden layer is dropped.
+            _HEAD +
+            "        sizes = [in_features, *hidden_sizes, out_features]\n"
+            "        if len(hidden_sizes) > 1:\n"
+            "            self.layers = nn.ModuleList(nn.Linear(a, b) for a, b in zip(sizes[:-1], sizes[1:]))\n"
+            "        else:\n"
+            "            self.layers = nn.ModuleList([nn.Linear(in_features, out_features)])\n"
+            "    def forward(self, x):\n"
+            "        for layer in self.layers[:-1]:\n"
+            "            x = torch.relu(layer(x))\n"
+            "        return self.layers[-1](x)\n",
+        ],
     },
     "count-parameters": {
         "values": [
@@ -104,6 +117,12 @@ WRONG = {
             # Keeps duplicates: a layer used twice is counted twice.
             "def count_parameters(model):\n"
             "    return sum(p.numel() for _, p in model.named_parameters(remove_duplicate=False) if p.requires_grad)\n",
+        ],
+        "boundaries": [
+            # Counts the elements of the concatenated trainable tensors: torch.cat of an empty list fails for a model
+            # without trainable parameters.
+            "def count_parameters(model):\n"
+            "    return torch.cat([p.reshape(-1) for p in model.parameters() if p.requires_grad]).numel()\n",
         ],
     },
     "init-weights": {
@@ -279,6 +298,19 @@ RIGHT = {
             "    def forward(self, x):\n"
             "        return F.linear(self.hidden(x), self.head.weight, self.head.bias)\n",
         ],
+        "boundaries": [
+            # The special case for "no hidden layer" tested right (an empty list), then the general stack.
+            _HEAD +
+            "        if not hidden_sizes:\n"
+            "            self.layers = nn.ModuleList([nn.Linear(in_features, out_features)])\n"
+            "        else:\n"
+            "            sizes = [in_features, *hidden_sizes, out_features]\n"
+            "            self.layers = nn.ModuleList(nn.Linear(a, b) for a, b in zip(sizes[:-1], sizes[1:]))\n"
+            "    def forward(self, x):\n"
+            "        for layer in self.layers[:-1]:\n"
+            "            x = torch.relu(layer(x))\n"
+            "        return self.layers[-1](x)\n",
+        ],
     },
     "count-parameters": {
         "values": [
@@ -291,6 +323,11 @@ RIGHT = {
             "import math\n\n"
             "def count_parameters(model):\n"
             "    return sum(math.prod(p.shape) for p in filter(lambda p: p.requires_grad, model.parameters()))\n",
+        ],
+        "boundaries": [
+            # sum() with an explicit start: 0 for a model with nothing to count.
+            "def count_parameters(model):\n"
+            "    return sum((p.numel() for p in model.parameters() if p.requires_grad), start=0)\n",
         ],
     },
     "init-weights": {

@@ -1,4 +1,4 @@
-"""Other answers for lesson 04 (see autograder/variants.py), by class of mistake."""
+"""Other answers for lesson 04 (see autograder/authoring/variants.py), by class of mistake."""
 
 WRONG = {
     "classification-loss": {
@@ -58,6 +58,16 @@ WRONG = {
             "    pos = z * (1 - y) + torch.log1p(torch.exp(-z))\n"
             "    neg = -z * y + torch.log1p(torch.exp(z))\n"
             "    return torch.where(z >= 0, pos, neg).mean()\n",
+        ],
+        "boundaries": [
+            # The formula split by sign with two strict masks: an element with z exactly 0 belongs to neither branch,
+            # so its loss is 0 instead of log 2 (a zero-initialised output layer gives nothing but such logits).
+            "def stable_bce_with_logits(z, y):\n"
+            "    out = torch.zeros_like(z)\n"
+            "    pos, neg = z > 0, z < 0\n"
+            "    out[pos] = z[pos] * (1 - y[pos]) + torch.log1p(torch.exp(-z[pos]))\n"
+            "    out[neg] = -z[neg] * y[neg] + torch.log1p(torch.exp(z[neg]))\n"
+            "    return out.mean()\n",
         ],
         "logits": [
             # A sigmoid before the loss that applies its own: the probabilities are taken for logits.
@@ -190,6 +200,26 @@ WRONG = {
             "        optimizer.step()\n"
             "    return lrs\n",
         ],
+        "boundaries": [
+            # The first rate read before the loop, then steps - 1 steps: the list is right for steps >= 1, but one
+            # optimizer.step() is missing, and steps=0 still gives one value.
+            "def collect_lrs(optimizer, scheduler, steps):\n"
+            "    lrs = [optimizer.param_groups[0]['lr']]\n"
+            "    for _ in range(steps - 1):\n"
+            "        optimizer.step()\n"
+            "        scheduler.step()\n"
+            "        lrs.append(optimizer.param_groups[0]['lr'])\n"
+            "    return lrs\n",
+            # A loop that tests its count after the step (do ... while): right for steps >= 1, one step for steps=0.
+            "def collect_lrs(optimizer, scheduler, steps):\n"
+            "    lrs = []\n"
+            "    while True:\n"
+            "        lrs.append(optimizer.param_groups[0]['lr'])\n"
+            "        optimizer.step()\n"
+            "        scheduler.step()\n"
+            "        if len(lrs) >= steps:\n"
+            "            return lrs\n",
+        ],
     },
 }
 
@@ -224,6 +254,15 @@ RIGHT = {
             # log(1 + u) instead of log1p(u): less accurate for tiny u, but still stable.
             "def stable_bce_with_logits(z, y):\n"
             "    return (z.relu() - y * z + torch.log(1 + torch.exp(-z.abs()))).mean()\n",
+        ],
+        "boundaries": [
+            # Split by sign with z >= 0 on one side and z < 0 on the other: every element in exactly one branch.
+            "def stable_bce_with_logits(z, y):\n"
+            "    out = torch.zeros_like(z)\n"
+            "    pos, neg = z >= 0, z < 0\n"
+            "    out[pos] = z[pos] * (1 - y[pos]) + torch.log1p(torch.exp(-z[pos]))\n"
+            "    out[neg] = -z[neg] * y[neg] + torch.log1p(torch.exp(z[neg]))\n"
+            "    return out.mean()\n",
         ],
         "logits": [
             "def stable_bce_with_logits(z, y):\n    return F.binary_cross_entropy_with_logits(z, y)\n",
@@ -288,6 +327,38 @@ RIGHT = {
             "        scheduler.step()\n"
             "        return lr\n"
             "    return [one_step() for _ in range(steps)]\n",
+            # The training loop's habits: zero_grad() before each step (there are no gradients, so it changes nothing),
+            # and a tuple of the rates.
+            "def collect_lrs(optimizer, scheduler, steps):\n"
+            "    lrs = []\n"
+            "    for _ in range(steps):\n"
+            "        optimizer.zero_grad()\n"
+            "        lrs.append(optimizer.param_groups[0]['lr'])\n"
+            "        optimizer.step()\n"
+            "        scheduler.step()\n"
+            "    return tuple(lrs)\n",
         ],
+        "boundaries": [
+            # A while loop that tests its count before each step: no step at all for steps=0.
+            "def collect_lrs(optimizer, scheduler, steps):\n"
+            "    lrs = []\n"
+            "    while len(lrs) < steps:\n"
+            "        lrs.append(optimizer.param_groups[0]['lr'])\n"
+            "        optimizer.step()\n"
+            "        scheduler.step()\n"
+            "    return lrs\n",
+        ],
+    },
+}
+
+NOT_TESTED = {
+    "classification-loss": {
+        "aggregation": "the loss of one batch: there are no batches or epochs to aggregate. Its mean over the examples "
+                       "is checked by the values row (a sum instead of the mean) and the shapes row (one loss per example).",
+    },
+    "stable-bce": {
+        "aggregation": "the loss of one batch: there are no batches or epochs to aggregate. Its mean over every element "
+                       "is checked by the values row (a sum) and the shapes row (divided by len(z), a mean over the last "
+                       "dimension only).",
     },
 }

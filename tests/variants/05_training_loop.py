@@ -1,4 +1,4 @@
-"""Other answers for lesson 05 (see autograder/variants.py): mistakes the tests must catch, and
+"""Other answers for lesson 05 (see autograder/authoring/variants.py): mistakes the tests must catch, and
 correct answers written differently that must keep full marks, by class of mistake."""
 
 # The loop most fit() variants start from; each wrong one changes a line or two of it.
@@ -128,6 +128,10 @@ WRONG = {
             # A generator of its own with a fixed seed: the argument is ignored, every seed gives the same data.
             _circles_with(("    y = ", "    generator = torch.Generator().manual_seed(0)\n    y = ")),
         ],
+        "boundaries": [
+            # > where >= belongs: the point at index n // 2 stays in class 0, which gets n // 2 + 1 points.
+            _circles_with(("torch.arange(n) >= n // 2", "torch.arange(n) > n // 2")),
+        ],
     },
     "train-step": {
         "values": [
@@ -219,6 +223,42 @@ WRONG = {
                       ("model, x[order[s:s + batch_size]], y[order[s:s + batch_size]]", "model, xs[s:s + batch_size], ys[s:s + batch_size]")),
             # Drops the last, smaller batch.
             _fit_with(("range(0, len(x), batch_size)", "range(0, len(x) - batch_size + 1, batch_size)")),
+            # Shuffles once, before the first epoch: every epoch visits the samples in the same order.
+            _fit_with(("    for _ in range(epochs):\n        model.train()\n        order = torch.randperm(len(x), generator=generator).to(x.device)\n",
+                       "    order = torch.randperm(len(x), generator=generator).to(x.device)\n    for _ in range(epochs):\n        model.train()\n")),
+        ],
+        "aggregation": [
+            # The epoch's loss summed over its batches, not averaged.
+            _fit_with(("history['loss'].append(sum(losses) / len(losses))", "history['loss'].append(sum(losses))")),
+            # The batch means divided by the number of samples: each batch's loss is already a mean over its samples.
+            _fit_with(("history['loss'].append(sum(losses) / len(losses))", "history['loss'].append(sum(losses) / len(x))")),
+            # Divided by the number of full batches, n // batch_size: the last, smaller batch is summed but not counted.
+            _fit_with(("history['loss'].append(sum(losses) / len(losses))",
+                       "history['loss'].append(sum(losses) / (len(x) // batch_size))")),
+            # The loss of the epoch's last batch only.
+            _fit_with(("history['loss'].append(sum(losses) / len(losses))", "history['loss'].append(losses[-1])")),
+        ],
+        "provenance": [
+            # The accuracy of the epoch's last batch (the variables the loop left behind), not of (x, y).
+            "def fit(model, x, y, optimizer, epochs, batch_size=32, generator=None):\n"
+            "    history = {'loss': [], 'accuracy': []}\n"
+            "    loss_fn = nn.CrossEntropyLoss()\n"
+            "    for _ in range(epochs):\n"
+            "        model.train()\n"
+            "        order = torch.randperm(len(x), generator=generator).to(x.device)\n"
+            "        losses = []\n"
+            "        for s in range(0, len(x), batch_size):\n"
+            "            xb, yb = x[order[s:s + batch_size]], y[order[s:s + batch_size]]\n"
+            "            losses.append(train_step(model, xb, yb, optimizer, loss_fn))\n"
+            "        history['loss'].append(sum(losses) / len(losses))\n"
+            "        history['accuracy'].append(accuracy(model, xb, yb))\n"
+            "    return history\n",
+        ],
+        "boundaries": [
+            # n // batch_size + 1 batches: right when the last batch is smaller, but when batch_size divides n the
+            # extra batch is empty, and its loss is NaN.
+            _fit_with(("for s in range(0, len(x), batch_size)]",
+                       "for s in range(0, (len(x) // batch_size + 1) * batch_size, batch_size)]")),
         ],
         "modes": [
             # train() once before the loop: after the first accuracy() every step runs in eval mode.
@@ -369,6 +409,10 @@ RIGHT = {
             "    x = x + noise * torch.randn(n, 2, generator=generator, dtype=torch.float64)\n"
             "    return x.float(), y\n",
         ],
+        "boundaries": [
+            # The first n // 2 indices (i < n // 2) are class 0, the rest class 1.
+            _circles_with(("(torch.arange(n) >= n // 2).long()", "torch.where(torch.arange(n) < n // 2, 0, 1)")),
+        ],
         "randomness": [
             # uniform_ and torch.normal, both with the generator.
             "def make_circles(n, noise=0.1, generator=None):\n"
@@ -479,6 +523,36 @@ RIGHT = {
                        "            idx = order[s:s + batch_size]\n"
                        "            total += train_step(model, x[idx], y[idx], optimizer, loss_fn) * len(idx)\n"
                        "        history['loss'].append(total / len(x))\n")),
+        ],
+        "aggregation": [
+            # The plain mean of the batch losses, with torch.
+            _fit_with(("history['loss'].append(sum(losses) / len(losses))",
+                       "history['loss'].append(torch.tensor(losses).mean().item())")),
+            # The mean weighted by batch size, with NumPy (a NumPy float in the history).
+            "import numpy as np\n\n"
+            "def fit(model, x, y, optimizer, epochs, batch_size=32, generator=None):\n"
+            "    history = {'loss': [], 'accuracy': []}\n"
+            "    loss_fn = nn.CrossEntropyLoss()\n"
+            "    for _ in range(epochs):\n"
+            "        model.train()\n"
+            "        order = torch.randperm(len(x), generator=generator).to(x.device)\n"
+            "        losses, sizes = [], []\n"
+            "        for batch in order.split(batch_size):\n"
+            "            losses.append(train_step(model, x[batch], y[batch], optimizer, loss_fn))\n"
+            "            sizes.append(len(batch))\n"
+            "        history['loss'].append(np.average(losses, weights=sizes))\n"
+            "        history['accuracy'].append(accuracy(model, x, y))\n"
+            "    return history\n",
+        ],
+        "provenance": [
+            # The accuracy on the whole training set in the epoch's shuffled order: the same samples, the same figure.
+            _fit_with(("history['accuracy'].append(accuracy(model, x, y))",
+                       "history['accuracy'].append(accuracy(model, x[order], y[order]))")),
+        ],
+        "boundaries": [
+            # ceil(n / batch_size) batches, the last one smaller when batch_size does not divide n.
+            _fit_with(("for s in range(0, len(x), batch_size)]",
+                       "for s in [k * batch_size for k in range(math.ceil(len(x) / batch_size))]]")),
         ],
         "modes": [
             # train(True) at the start of every epoch.

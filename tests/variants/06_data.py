@@ -1,4 +1,4 @@
-"""Other answers for lesson 06 (see autograder/variants.py), by class of mistake."""
+"""Other answers for lesson 06 (see autograder/authoring/variants.py), by class of mistake."""
 
 _SQUARES_HEAD = (
     "class SquaresDataset(Dataset):\n"
@@ -71,6 +71,14 @@ WRONG = {
             _squares(_IN_RANGE + "        return torch.tensor([i]), torch.tensor([i * i])\n"),
             # float64, as NumPy makes it.
             _squares(_IN_RANGE + "        return torch.tensor([i], dtype=torch.float64), torch.tensor([i * i], dtype=torch.float64)\n"),
+        ],
+        "boundaries": [
+            # < n - 1 for < n: the last item raises IndexError, so a loop over the dataset stops one item early.
+            _squares("        if not 0 <= i < self.n - 1:\n            raise IndexError(i)\n"
+                     "        return torch.tensor([float(i)]), torch.tensor([float(i * i)])\n"),
+            # 0 < i for 0 <= i: item 0 raises IndexError, so a loop over the dataset yields nothing.
+            _squares("        if not 0 < i < self.n:\n            raise IndexError(i)\n"
+                     "        return torch.tensor([float(i)]), torch.tensor([float(i * i)])\n"),
         ],
     },
     "make-loader": {
@@ -171,6 +179,27 @@ WRONG = {
             "    if len(raw) < 4 + 4 * ndim:\n        raise ValueError('header cut short')\n"
             "    return struct.unpack(f'>{ndim}I', raw[4:4 + 4 * ndim])\n",
         ],
+        "boundaries": [
+            # <= for < in the header's length check: a header with nothing after it (a file of zero items) is refused.
+            _HEADER_OK
+            + "    if raw[:3] != b'\\x00\\x00\\x08':\n        raise ValueError('bad magic number')\n"
+            "    ndim = raw[3]\n"
+            "    if len(raw) <= 4 + 4 * ndim:\n        raise ValueError('header cut short')\n"
+            "    return struct.unpack(f'>{ndim}I', raw[4:4 + 4 * ndim])\n",
+            # <= 4 for < 4: exactly 4 bytes are refused, also when they are a whole header (0 dimensions).
+            "def read_idx_header(raw):\n"
+            "    if len(raw) <= 4:\n        raise ValueError('too short')\n"
+            "    if raw[:3] != b'\\x00\\x00\\x08':\n        raise ValueError('bad magic number')\n"
+            "    ndim = raw[3]\n"
+            "    if len(raw) < 4 + 4 * ndim:\n        raise ValueError('header cut short')\n"
+            "    return struct.unpack(f'>{ndim}I', raw[4:4 + 4 * ndim])\n",
+            # The magic number's 4 bytes forgotten in the length check: a header 1 to 4 bytes short reaches struct.unpack.
+            _HEADER_OK
+            + "    if raw[:3] != b'\\x00\\x00\\x08':\n        raise ValueError('bad magic number')\n"
+            "    ndim = raw[3]\n"
+            "    if len(raw) < 4 * ndim:\n        raise ValueError('header cut short')\n"
+            "    return struct.unpack(f'>{ndim}I', raw[4:4 + 4 * ndim])\n",
+        ],
     },
     "parse-idx": {
         "values": [
@@ -206,6 +235,25 @@ WRONG = {
             "    if len(raw) - 4 - 4 * len(shape) != math.prod(shape):\n        raise ValueError('truncated')\n"
             "    return torch.tensor(list(raw[4 + 4 * len(shape):])).reshape(shape)\n",
         ],
+        # (A file of zero items is not tried: torch.frombuffer, which the lesson asks for, refuses an empty body.)
+        "boundaries": [
+            # One byte of slack at the end (for a trailing newline, say): a file one byte too long is accepted.
+            _parse_with(("    if len(raw) - 4 - 4 * len(shape) != math.prod(shape):\n",
+                         "    if not 0 <= len(raw) - 4 - 4 * len(shape) - math.prod(shape) <= 1:\n")),
+            # An off-by-one in the truncation check: one missing byte passes it, and view() then raises RuntimeError.
+            "import math\n\ndef parse_idx(raw):\n"
+            "    shape = read_idx_header(raw)\n"
+            "    body = raw[4 + 4 * len(shape):]\n"
+            "    if len(body) + 1 < math.prod(shape) or len(body) > math.prod(shape):\n        raise ValueError('wrong size')\n"
+            "    return torch.frombuffer(bytearray(body), dtype=torch.uint8).view(shape)\n",
+            # <= for < in the truncation check: a file of exactly the right size is refused as truncated.
+            "import math\n\ndef parse_idx(raw):\n"
+            "    shape = read_idx_header(raw)\n"
+            "    start, count = 4 + 4 * len(shape), math.prod(shape)\n"
+            "    if len(raw) <= start + count:\n        raise ValueError('truncated')\n"
+            "    if len(raw) > start + count:\n        raise ValueError('extra bytes')\n"
+            "    return torch.frombuffer(bytearray(raw), dtype=torch.uint8, offset=start, count=count).view(shape)\n",
+        ],
     },
 }
 
@@ -236,6 +284,14 @@ RIGHT = {
             _squares(_IN_RANGE + "        return torch.tensor([i]).float(), torch.tensor([i * i]).float()\n"),
             # dtype written out.
             _squares(_IN_RANGE + "        return torch.tensor([i], dtype=torch.float32), torch.tensor([i ** 2], dtype=torch.float32)\n"),
+        ],
+        "boundaries": [
+            # The range check as two comparisons.
+            _squares("        if i < 0 or i >= self.n:\n            raise IndexError(i)\n"
+                     "        return torch.tensor([float(i)]), torch.tensor([float(i * i)])\n"),
+            # Membership in range(len(self)).
+            _squares("        if i not in range(len(self)):\n            raise IndexError(f'{i} is out of range')\n"
+                     "        return torch.tensor([float(i)]), torch.tensor([float(i) ** 2])\n"),
         ],
     },
     "make-loader": {
@@ -313,6 +369,21 @@ RIGHT = {
             "    if len(raw) < 4 + 4 * ndim:\n        raise ValueError('the header is cut short')\n"
             "    return tuple(struct.unpack('>I', raw[4 + 4 * k:8 + 4 * k])[0] for k in range(ndim))\n",
         ],
+        "boundaries": [
+            # One check for both lengths: 4 bytes, then 4 per dimension.
+            "def read_idx_header(raw):\n"
+            "    if len(raw) < 4 or len(raw) < 4 + 4 * raw[3]:\n        raise ValueError('the data ends inside the header')\n"
+            "    if raw[0] or raw[1] or raw[2] != 8:\n        raise ValueError('wrong magic number')\n"
+            "    return struct.unpack('>' + 'I' * raw[3], raw[4:4 + 4 * raw[3]])\n",
+            # The sizes sliced first, their length compared with what the header announces.
+            "def read_idx_header(raw):\n"
+            "    magic = raw[:4]\n"
+            "    if len(magic) != 4:\n        raise ValueError('no room for the magic number')\n"
+            "    if magic[:3] != bytes([0, 0, 8]):\n        raise ValueError('bad magic number')\n"
+            "    sizes = raw[4:4 + 4 * magic[3]]\n"
+            "    if len(sizes) != 4 * magic[3]:\n        raise ValueError('header cut short')\n"
+            "    return tuple(struct.unpack(f'>{magic[3]}I', sizes))\n",
+        ],
     },
     "parse-idx": {
         "values": [
@@ -345,11 +416,29 @@ RIGHT = {
             "    if len(raw) - start != math.prod(shape):\n        raise ValueError('wrong size')\n"
             "    return torch.from_numpy(np.frombuffer(raw, dtype=np.uint8, offset=start).copy()).reshape(shape)\n",
         ],
+        "boundaries": [
+            # Too short and too long checked separately.
+            "import math\n\ndef parse_idx(raw):\n"
+            "    shape = read_idx_header(raw)\n"
+            "    start, count = 4 + 4 * len(shape), math.prod(shape)\n"
+            "    if len(raw) < start + count:\n        raise ValueError('truncated')\n"
+            "    if len(raw) > start + count:\n        raise ValueError('extra bytes after the data')\n"
+            "    return torch.frombuffer(bytearray(raw), dtype=torch.uint8, offset=start, count=count).view(shape)\n",
+            # The difference compared with zero.
+            "import math\n\ndef parse_idx(raw):\n"
+            "    shape = read_idx_header(raw)\n"
+            "    body = raw[4 + 4 * len(shape):]\n"
+            "    if len(body) - math.prod(shape):\n        raise ValueError(f'{len(body) - math.prod(shape):+d} bytes')\n"
+            "    return torch.frombuffer(bytearray(body), dtype=torch.uint8).view(shape)\n",
+        ],
     },
 }
 
 NOT_TESTED = {
     "pad-collate": {
+        "boundaries": "the lesson asks for no size check here; a batch of one sequence is tested (shapes), but empty "
+                      "sequences and empty batches are not: a DataLoader never makes an empty batch, and the lesson's "
+                      "sequences have at least one token.",
         "device": "a collate function builds batches from the dataset's items on the CPU, inside the DataLoader; the batch "
                   "moves to the device afterwards (section 7), so there is no device for it to follow.",
     },

@@ -1,8 +1,9 @@
-"""Other answers for lesson 07 (see autograder/variants.py), by class of mistake.
+"""Other answers for lesson 07 (see autograder/authoring/variants.py), by class of mistake.
 
-The GPU-only cell amp-train-step-gpu-tests is a test cell, not a solution cell, so it has no variants here; it also
-catches the mistakes a CPU runner cannot see (a device type 'cpu' written into autocast, which is right by accident on
-a CPU).
+The GPU-only cell amp-train-step-gpu-tests is a test cell, not a solution cell, so it has no variants here (it runs
+after amp-train-step's own tests, and only on a GPU runner). A device type 'cpu' written into autocast, right by
+accident on a CPU, is caught on any machine by the autocast-device rows: a model and a batch on 'meta' make the
+solution's autocast raise, and the written-in one run on.
 """
 
 _STEP = (
@@ -159,6 +160,12 @@ WRONG = {
             "    with torch.autocast(device_type='cuda', dtype=torch.bfloat16):\n"
             "        return model(x)\n",
         ],
+        "autocast-device": [
+            # 'cpu' written in: right on a CPU-only machine, and a CUDA batch would run in float32.
+            "def autocast_forward(model, x):\n"
+            "    with torch.autocast(device_type='cpu', dtype=torch.bfloat16):\n"
+            "        return model(x)\n",
+        ],
         "grad": [
             # Inside no_grad: the output cannot be trained from.
             "def autocast_forward(model, x):\n"
@@ -208,6 +215,34 @@ WRONG = {
             # Hard-coded 'cuda' for autocast: on a CPU tensor it switches itself off.
             _amp_with(("device_type=x.device.type", "device_type='cuda'")),
         ],
+        "autocast-device": [
+            # 'cpu' written in: right on a CPU-only machine, and a CUDA batch would run in float32.
+            _amp_with(("device_type=x.device.type", "device_type='cpu'")),
+        ],
+        "scaler": [
+            # "bfloat16 needs no scaler": skips the enabled scaler it was given, so an overflowing step is taken.
+            _amp_with(("    scaler.scale(loss).backward()\n    scaler.step(optimizer)\n    scaler.update()\n",
+                       "    if dtype == torch.bfloat16:\n"
+                       "        loss.backward()\n"
+                       "        optimizer.step()\n"
+                       "    else:\n"
+                       "        scaler.scale(loss).backward()\n"
+                       "        scaler.step(optimizer)\n"
+                       "        scaler.update()\n")),
+            # A disabled scaler taken to mean "no step": the plain branch forgets optimizer.step().
+            _amp_with(("    scaler.scale(loss).backward()\n    scaler.step(optimizer)\n    scaler.update()\n",
+                       "    if scaler.is_enabled():\n"
+                       "        scaler.scale(loss).backward()\n"
+                       "        scaler.step(optimizer)\n"
+                       "        scaler.update()\n"
+                       "    else:\n"
+                       "        loss.backward()\n")),
+            # A fresh GradScaler for float16 on every step, instead of the one given: its scale never carries over.
+            _amp_with(("    scaler.scale(loss).backward()\n",
+                       "    if dtype == torch.float16:\n"
+                       "        scaler = torch.amp.GradScaler(x.device.type)\n"
+                       "    scaler.scale(loss).backward()\n")),
+        ],
     },
     "samples-per-second": {
         "values": [
@@ -225,6 +260,16 @@ WRONG = {
             # No warm-up at all.
             "def samples_per_second(fn, batch_size, device, warmup=2, repeats=5):\n"
             "    return batch_size / measure(fn, warmup=0, repeats=repeats, device=device)\n",
+            # Counts the samples of the warm-up calls too, over the time of the timed calls only.
+            "def samples_per_second(fn, batch_size, device, warmup=2, repeats=5):\n"
+            "    for _ in range(warmup):\n"
+            "        fn()\n"
+            "    synchronize(device)\n"
+            "    start = time.perf_counter()\n"
+            "    for _ in range(repeats):\n"
+            "        fn()\n"
+            "    synchronize(device)\n"
+            "    return batch_size * (warmup + repeats) / (time.perf_counter() - start)\n",
         ],
         "amp": [
             # Warms up but never synchronizes: on a GPU it times the queueing, not the work.
@@ -357,6 +402,13 @@ RIGHT = {
             "    with torch.autocast(kind, torch.bfloat16, enabled=True):\n"
             "        return model(x)\n",
         ],
+        "autocast-device": [
+            # The input's device type kept in a variable, torch.amp.autocast.
+            "def autocast_forward(model, x):\n"
+            "    kind = x.device.type\n"
+            "    with torch.amp.autocast(kind, dtype=torch.bfloat16):\n"
+            "        return model(x)\n",
+        ],
         "grad": [
             # enable_grad around it (a no-op where autograd is on, a guarantee where it was off).
             "def autocast_forward(model, x):\n"
@@ -398,6 +450,22 @@ RIGHT = {
         "device": [
             # The device type taken from the model's parameters.
             _amp_with(("device_type=x.device.type", "device_type=next(model.parameters()).device.type")),
+        ],
+        "autocast-device": [
+            # The device type of the targets (on the same device as x), torch.amp.autocast.
+            _amp_with(("    with torch.autocast(device_type=x.device.type, dtype=dtype):\n",
+                       "    with torch.amp.autocast(y.device.type, dtype=dtype):\n")),
+        ],
+        "scaler": [
+            # A plain backward and step when the scaler is disabled, which is all a disabled scaler does anyway.
+            _amp_with(("    scaler.scale(loss).backward()\n    scaler.step(optimizer)\n    scaler.update()\n",
+                       "    if scaler.is_enabled():\n"
+                       "        scaler.scale(loss).backward()\n"
+                       "        scaler.step(optimizer)\n"
+                       "        scaler.update()\n"
+                       "    else:\n"
+                       "        loss.backward()\n"
+                       "        optimizer.step()\n")),
         ],
     },
     "samples-per-second": {

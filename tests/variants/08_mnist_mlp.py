@@ -1,4 +1,4 @@
-"""Other answers for lesson 08, the Build (see autograder/variants.py), by class of mistake."""
+"""Other answers for lesson 08, the Build (see autograder/authoring/variants.py), by class of mistake."""
 
 _READ_IDX_OK = '''
 def _read_idx(path, magic_expected, ndim):
@@ -82,6 +82,25 @@ def _evaluate_with(*edits: tuple[str, str]) -> str:
     return source
 
 
+def _train_cell(epoch: str, record: str = "    for key, value in zip(history, (train_loss, train_acc, test_loss, test_acc)):\n"
+                                              "        history[key].append(value)\n") -> str:
+    """The training cell as the solution writes it (10 epochs on fast_loader, Adam 1e-3, fused), with ``epoch``: the lines that
+    set train_loss, train_acc, test_loss and test_acc (indented by 4), and ``record``: the lines that append them."""
+    return ("set_seed(0)\nhistory = {'train_loss': [], 'train_acc': [], 'test_loss': [], 'test_acc': []}\n"
+            "model = MNISTModel().to(device)\noptimizer = torch.optim.Adam(model.parameters(), lr=1e-3, fused=True)\n"
+            "loss_fn = nn.CrossEntropyLoss()\n"
+            "for epoch in tqdm(range(10), desc='epochs'):\n" + epoch + record
+            + "torch.save(model.state_dict(), 'mnist_mlp.pt')\n")
+
+
+_INLINE_EPOCH = (
+    "    model.train()\n    total, hits, n = 0.0, 0, 0\n"
+    "    for xb, yb in fast_loader:\n        optimizer.zero_grad()\n        out = model(xb)\n"
+    "        loss = loss_fn(out, yb)\n        loss.backward()\n        optimizer.step()\n"
+    "        total += loss.item() * len(yb)\n        hits += (out.argmax(1) == yb).sum().item()\n        n += len(yb)\n"
+)
+
+
 WRONG = {
     "load-idx": {
         "values": [
@@ -105,6 +124,17 @@ WRONG = {
             _images("x.reshape(len(x), -1).float() / x.max()"),
             # Min-max scaling: the data's own range instead of the format's 0..255.
             _images("(x.reshape(len(x), -1).float() - x.min()) / (x.max() - x.min())"),
+        ],
+        "boundaries": [
+            # The whole file's length (header included) compared with the body's size: a body up to 16 bytes short passes
+            # the check, and reshape then raises RuntimeError instead of a ValueError that says 'truncated'.
+            _READ_IDX_OK.replace("if len(raw) - 4 - 4 * ndim != size:", "if len(raw) < size:")
+            + "\ndef load_images(path):\n    x = _read_idx(path, 2051, 3)\n    return x.reshape(len(x), -1).float() / 255\n"
+            + _LABELS_OK,
+            # <= for <: a file of exactly the size its header announces is refused as truncated.
+            _READ_IDX_OK.replace("if len(raw) - 4 - 4 * ndim != size:", "if len(raw) - 4 - 4 * ndim <= size:")
+            + "\ndef load_images(path):\n    x = _read_idx(path, 2051, 3)\n    return x.reshape(len(x), -1).float() / 255\n"
+            + _LABELS_OK,
         ],
     },
     "mnist-model": {
@@ -153,6 +183,17 @@ WRONG = {
             # Probabilities into CrossEntropyLoss.
             _epoch_with(("loss = loss_fn(out, y)", "loss = loss_fn(out.softmax(dim=1), y)")),
         ],
+        "aggregation": [
+            # The sum of the batches' losses, not a mean.
+            _epoch_with(("tl += loss.item() * len(y)", "tl += loss.item()"), ("return tl / n, c / n", "return tl, c / n")),
+            # Weighted by batch size, but divided by the number of batches.
+            _epoch_with(("return tl / n, c / n", "return tl / len(loader), c / n")),
+            # The loss weighted right, the accuracy a mean of the batches' accuracies.
+            _epoch_with(("    tl, c, n = 0.0, 0, 0\n", "    tl, c, n, accs = 0.0, 0, 0, []\n"),
+                        ("        c += (out.argmax(1) == y).sum().item()\n",
+                         "        accs.append((out.argmax(1) == y).float().mean().item())\n"),
+                        ("return tl / n, c / n", "return tl / n, sum(accs) / len(accs)")),
+        ],
     },
     "evaluate": {
         "values": [
@@ -183,6 +224,17 @@ WRONG = {
             # Probabilities into the loss function.
             _evaluate_with(("loss_fn(out, y)", "loss_fn(torch.softmax(out, dim=1), y)")),
         ],
+        "aggregation": [
+            # The sum of the batches' losses.
+            _evaluate_with(("tl += loss_fn(out, y).item() * len(y)", "tl += loss_fn(out, y).item()"),
+                           ("return tl / n, c / n", "return tl, c / n")),
+            # Every batch assumed as large as the first (len(loader) * batch size samples): the last, smaller one is
+            # counted as a full one.
+            _evaluate_with(("    return tl / n, c / n\n", "    n = len(loader) * len(next(iter(loader))[1])\n    return tl / n, c / n\n")),
+            # Drops the last batch when it is smaller than the first (as drop_last=True would).
+            _evaluate_with(("        for x, y in loader:\n", "        first = None\n        for x, y in loader:\n"
+                            "            first = first or len(y)\n            if len(y) < first:\n                break\n")),
+        ],
     },
     "train-mnist": {
         "values": [
@@ -202,6 +254,21 @@ WRONG = {
             "    for k, v in zip(history, a + b):\n        history[k].append(v)\n"
             "torch.save(model.state_dict(), 'mnist_mlp.pt')\n",
         ],
+        "provenance": [
+            # The test figures measured on the training batches (fast_loader) instead of the test batches.
+            _train_cell("    train_loss, train_acc = train_one_epoch(model, fast_loader, optimizer, loss_fn, device)\n"
+                        "    test_loss, test_acc = evaluate(model, fast_loader, loss_fn, device)\n"),
+            # The figures appended under each other's keys: train_* hold the test figures and test_* the training ones.
+            _train_cell("    train_loss, train_acc = train_one_epoch(model, fast_loader, optimizer, loss_fn, device)\n"
+                        "    test_loss, test_acc = evaluate(model, test_batches, loss_fn, device)\n",
+                        "    for key, value in zip(history, (test_loss, test_acc, train_loss, train_acc)):\n"
+                        "        history[key].append(value)\n"),
+        ],
+        "aggregation": [
+            # The loop written inline, its training figures divided by the number of batches instead of the samples.
+            _train_cell(_INLINE_EPOCH + "    train_loss, train_acc = total / len(fast_loader), hits / len(fast_loader)\n"
+                        "    test_loss, test_acc = evaluate(model, test_batches, loss_fn, device)\n"),
+        ],
     },
 }
 
@@ -219,6 +286,23 @@ RIGHT = {
         "format": [
             # The format's constant as a float, divided in place.
             _images("x.view(len(x), -1).float().div_(255.0)"),
+        ],
+        "boundaries": [
+            # The whole file's length compared with header plus body.
+            _READ_IDX_OK.replace("if len(raw) - 4 - 4 * ndim != size:", "if len(raw) < 4 + 4 * ndim + size:")
+            + "\ndef load_images(path):\n    x = _read_idx(path, 2051, 3)\n    return x.reshape(len(x), -1).float() / 255\n"
+            + _LABELS_OK,
+            # Header and body read separately from the gzip stream; the body's length compared with the sizes' product.
+            "import math\n\ndef _read_idx(path, magic_expected, ndim):\n"
+            "    with gzip.open(path, 'rb') as f:\n        header = f.read(4 + 4 * ndim)\n        body = f.read()\n"
+            "    if len(header) < 4 or struct.unpack('>I', header[:4])[0] != magic_expected:\n"
+            "        raise ValueError(f'{path}: wrong magic number')\n"
+            "    if len(header) < 4 + 4 * ndim:\n        raise ValueError(f'{path}: truncated header')\n"
+            "    dims = struct.unpack(f'>{ndim}I', header[4:])\n"
+            "    if len(body) < math.prod(dims):\n        raise ValueError(f'{path}: truncated, {len(body)} of {math.prod(dims)} bytes')\n"
+            "    return torch.frombuffer(bytearray(body[:math.prod(dims)]), dtype=torch.uint8).view(dims)\n"
+            "\ndef load_images(path):\n    x = _read_idx(path, 2051, 3)\n    return x.reshape(len(x), -1).float() / 255\n"
+            + _LABELS_OK,
         ],
     },
     "mnist-model": {
@@ -269,6 +353,21 @@ RIGHT = {
                         ("        c += (out.argmax(1) == y).sum().item()\n",
                          "        with torch.no_grad():\n            c += (model(x).argmax(1) == y).sum().item()\n")),
         ],
+        "aggregation": [
+            # Per-batch losses and sizes kept in lists, the weighted mean taken at the end.
+            "def train_one_epoch(model, loader, optimizer, loss_fn, device):\n    model.train()\n    losses, sizes, hits = [], [], 0\n"
+            "    for x, y in loader:\n        x, y = x.to(device), y.to(device)\n        optimizer.zero_grad()\n        out = model(x)\n"
+            "        loss = loss_fn(out, y)\n        loss.backward()\n        optimizer.step()\n"
+            "        losses.append(loss.item())\n        sizes.append(len(y))\n        hits += int((out.argmax(1) == y).sum())\n"
+            "    return sum(l * s for l, s in zip(losses, sizes)) / sum(sizes), hits / sum(sizes)\n",
+            # Running means updated after every batch.
+            "def train_one_epoch(model, loader, optimizer, loss_fn, device):\n    model.train()\n    mean_loss, mean_acc, seen = 0.0, 0.0, 0\n"
+            "    for x, y in loader:\n        x, y = x.to(device), y.to(device)\n        optimizer.zero_grad()\n        out = model(x)\n"
+            "        loss = loss_fn(out, y)\n        loss.backward()\n        optimizer.step()\n        seen += len(y)\n"
+            "        mean_loss += (loss.item() - mean_loss) * len(y) / seen\n"
+            "        mean_acc += ((out.argmax(1) == y).float().mean().item() - mean_acc) * len(y) / seen\n"
+            "    return mean_loss, mean_acc\n",
+        ],
     },
     "evaluate": {
         "values": [
@@ -295,6 +394,19 @@ RIGHT = {
             _evaluate_with(("            out = model(x)\n            tl += loss_fn(out, y).item() * len(y)\n",
                             "            out = model(x)\n            logits = out\n            tl += loss_fn(logits, y).item() * len(y)\n")),
         ],
+        "aggregation": [
+            # Every batch's logits and labels gathered, one loss over all of them.
+            "def evaluate(model, loader, loss_fn, device):\n    model.eval()\n    outs, ys = [], []\n    with torch.no_grad():\n"
+            "        for x, y in loader:\n            outs.append(model(x.to(device)))\n            ys.append(y.to(device))\n"
+            "        out, y = torch.cat(outs), torch.cat(ys)\n"
+            "        return loss_fn(out, y).item(), (out.argmax(1) == y).float().mean().item()\n",
+            # Sums in tensors, weighted by batch size.
+            "def evaluate(model, loader, loss_fn, device):\n    model.eval()\n    total, hits, n = torch.zeros((), dtype=torch.float64), 0, 0\n"
+            "    with torch.no_grad():\n        for x, y in loader:\n            x, y = x.to(device), y.to(device)\n"
+            "            out = model(x)\n            total += loss_fn(out, y).double().cpu() * y.shape[0]\n"
+            "            hits += (out.argmax(dim=-1) == y).sum().item()\n            n += y.shape[0]\n"
+            "    return (total / n).item(), hits / n\n",
+        ],
     },
     "train-mnist": {
         "values": [
@@ -316,6 +428,22 @@ RIGHT = {
             "    test_loss, test_acc = evaluate(model, test_batches, loss_fn, device)\n"
             "    for k, v in zip(history, (total / n, hits / n, test_loss, test_acc)):\n        history[k].append(v)\n"
             "torch.save(model.state_dict(), 'mnist_mlp.pt')\n",
+        ],
+        "provenance": [
+            # Each key appended by name; the test figures from a DataLoader over the test set, in batches of 500.
+            _train_cell("    train_loss, train_acc = train_one_epoch(model, fast_loader, optimizer, loss_fn, device)\n"
+                        "    test_loss, test_acc = evaluate(model, DataLoader(TensorDataset(x_test, y_test), batch_size=500), loss_fn, device)\n",
+                        "    history['train_loss'].append(train_loss)\n    history['train_acc'].append(train_acc)\n"
+                        "    history['test_loss'].append(test_loss)\n    history['test_acc'].append(test_acc)\n"),
+        ],
+        "aggregation": [
+            # The loop written inline, per-batch losses and sizes in lists, weighted means at the end of each epoch.
+            _train_cell("    model.train()\n    losses, sizes, hits = [], [], 0\n"
+                        "    for xb, yb in fast_loader:\n        optimizer.zero_grad()\n        out = model(xb)\n"
+                        "        loss = loss_fn(out, yb)\n        loss.backward()\n        optimizer.step()\n"
+                        "        losses.append(loss.item())\n        sizes.append(len(yb))\n        hits += int((out.argmax(1) == yb).sum())\n"
+                        "    train_loss = sum(l * s for l, s in zip(losses, sizes)) / sum(sizes)\n    train_acc = hits / sum(sizes)\n"
+                        "    test_loss, test_acc = evaluate(model, test_batches, loss_fn, device)\n"),
         ],
     },
 }

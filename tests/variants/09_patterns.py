@@ -1,4 +1,4 @@
-"""Other answers for lesson 09, patterns (see autograder/variants.py), by class of mistake."""
+"""Other answers for lesson 09, patterns (see autograder/authoring/variants.py), by class of mistake."""
 
 _SEEDED_BODY = (
     "    optimizer = torch.optim.SGD(model.parameters(), lr=0.05, momentum=0.9)\n"
@@ -274,9 +274,17 @@ def load_checkpoint(path, model, optimizer, scheduler, loader_generator):
 }
 
 NOT_TESTED = {
+    "seeded-run": {
+        "aggregation": "the per-epoch losses are train_one_epoch's own mean, which the exercise says to call: the answer "
+                       "writes no mean of its own (a hand-written epoch would change the exact run the values row "
+                       "compares anyway).",
+    },
     "clip-and-step": {
         "stability": "torch's own clip_grad_norm_ sums squares in float32 and returns inf for gradients around 1e19 "
                      "and above, so a large-gradient test would fail the answer the exercise asks for.",
+        "boundaries": "at a total norm exactly equal to max_norm, clipping multiplies every gradient by max_norm / norm "
+                      "= 1 (clip_grad_norm_ by a factor within 1e-6 of it), so clipping with > or with >= leaves the "
+                      "same gradients: there is no limit an answer can get wrong.",
     },
     "checkpoint": {
         "device": "on a CPU runner every tensor is on the CPU; a checkpoint written on a GPU and read elsewhere needs "

@@ -1,4 +1,4 @@
-"""Other answers for exercise 1, BatchNorm (see autograder/variants.py), by class of mistake."""
+"""Other answers for exercise 1, BatchNorm (see autograder/authoring/variants.py), by class of mistake."""
 
 _CLASS = "class MNISTModelBN(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
 
@@ -122,6 +122,15 @@ WRONG = {
                      "        out = torch.cat([model(c.to(dev)).argmax(1).cpu() for c in x.split(batch_size)])\n"
                      "    model.train(was)\n    return out.squeeze()\n"),
         ],
+        "boundaries": [
+            # len(x) // batch_size chunks: the last, shorter chunk is dropped (and fewer rows than one chunk give none).
+            _predict("    was = model.training\n    model.eval()\n"
+                     "    dev = next(model.parameters()).device\n"
+                     "    with torch.no_grad():\n"
+                     "        out = torch.cat([model(x[k * batch_size:(k + 1) * batch_size].to(dev)).argmax(1).cpu()\n"
+                     "                         for k in range(len(x) // batch_size)])\n"
+                     "    model.train(was)\n    return out\n"),
+        ],
         "dtype": [
             # Pre-allocated with torch.empty(N): float32, not int64.
             _predict("    was = model.training\n    model.eval()\n"
@@ -179,6 +188,12 @@ WRONG = {
             # Learning rate hard-coded.
             _train(lr="1e-3"),
         ],
+        "provenance": [
+            # Evaluates on the training data (fit(model, train, train, ...)): every "test" figure comes from the wrong data.
+            _train().replace("fit(model, train, test,", "fit(model, train, train,"),
+            # Hands train and test to fit the other way round.
+            _train().replace("fit(model, train, test,", "fit(model, test, train,"),
+        ],
         "randomness": [
             # Seeds after building the model: the initial weights are not fixed by the seed.
             _train(seed_line="", model_line="    model = make_model().to(device)\n    set_seed(seed)\n"),
@@ -197,15 +212,9 @@ WRONG = {
             # Counts from 0.
             _first("    for k, a in enumerate(history['test_acc']):\n"
                    "        if a >= target:\n            return k\n    return None\n"),
-            # Strictly above the target.
-            _first("    for k, a in enumerate(history['test_acc'], start=1):\n"
-                   "        if a > target:\n            return k\n    return None\n"),
             # The last epoch at or above the target, not the first.
             _first("    hits = [k for k, a in enumerate(history['test_acc'], start=1) if a >= target]\n"
                    "    return hits[-1] if hits else None\n"),
-            # Training accuracy instead of test accuracy.
-            _first("    for k, a in enumerate(history['train_acc'], start=1):\n"
-                   "        if a >= target:\n            return k\n    return None\n"),
             # Epoch of the best accuracy.
             _first("    acc = history['test_acc']\n"
                    "    if not acc or max(acc) < target:\n        return None\n"
@@ -213,6 +222,20 @@ WRONG = {
             # A 0-d tensor instead of a Python int.
             _first("    hits = (torch.tensor(history['test_acc'], dtype=torch.float64) >= target).nonzero()\n"
                    "    return hits[0, 0] + 1 if len(hits) else None\n"),
+        ],
+        "provenance": [
+            # Training accuracy instead of test accuracy.
+            _first("    for k, a in enumerate(history['train_acc'], start=1):\n"
+                   "        if a >= target:\n            return k\n    return None\n"),
+        ],
+        "boundaries": [
+            # Strictly above the target: an epoch exactly at the target does not count.
+            _first("    for k, a in enumerate(history['test_acc'], start=1):\n"
+                   "        if a > target:\n            return k\n    return None\n"),
+            # Rules out a run that never gets there with max() first: a run of no epochs raises instead of giving None.
+            _first("    acc = history['test_acc']\n"
+                   "    if max(acc) < target:\n        return None\n"
+                   "    return next(k + 1 for k, a in enumerate(acc) if a >= target)\n"),
         ],
     },
 }
@@ -282,6 +305,15 @@ RIGHT = {
                      "            parts.append(model(x[start:start + batch_size].to(dev)).argmax(dim=1).cpu())\n"
                      "    model.train(was)\n    return torch.cat(parts)\n"),
         ],
+        "boundaries": [
+            # math.ceil(N / batch_size) chunks, the last one shorter.
+            _predict("    was = model.training\n    model.eval()\n"
+                     "    dev = next(model.parameters()).device\n"
+                     "    with torch.no_grad():\n"
+                     "        out = torch.cat([model(x[k * batch_size:(k + 1) * batch_size].to(dev)).argmax(1).cpu()\n"
+                     "                         for k in range(math.ceil(len(x) / batch_size))])\n"
+                     "    model.train(was)\n    return out\n"),
+        ],
         "dtype": [
             # Pre-allocated as int64.
             _predict("    was = model.training\n    model.eval()\n"
@@ -347,10 +379,28 @@ RIGHT = {
             # The device as a keyword of .to, and given to fit by keyword in another order.
             _train(model_line="    model = make_model()\n    model = model.to(device=device)\n"),
         ],
+        "provenance": [
+            # The two data sets unpacked and put back together, each in its own place, passed by keyword.
+            _train().replace("fit(model, train, test,",
+                             "(x_tr, y_tr), (x_te, y_te) = train, test\n        h = fit(model, train=(x_tr, y_tr), "
+                             "test=(x_te, y_te),").replace("        h = (x_tr", "        (x_tr"),
+        ],
     },
     "first-epoch": {
         "values": [
             _first("    return next((k + 1 for k, a in enumerate(history['test_acc']) if a >= target), None)\n"),
+        ],
+        "provenance": [
+            # The test accuracies looked up by key once, then scanned with an index.
+            _first("    test_acc = history.get('test_acc', [])\n"
+                   "    for k in range(len(test_acc)):\n        if test_acc[k] >= target:\n            return k + 1\n"
+                   "    return None\n"),
+        ],
+        "boundaries": [
+            # "Not below the target", and an index that walks while the run is still short of it.
+            _first("    acc, k = history['test_acc'], 0\n"
+                   "    while k < len(acc) and acc[k] < target:\n        k += 1\n"
+                   "    return k + 1 if k < len(acc) else None\n"),
         ],
     },
 }

@@ -1,4 +1,4 @@
-"""Other answers for exercise 2, the learning-rate finder (see autograder/variants.py)."""
+"""Other answers for exercise 2, the learning-rate finder (see autograder/authoring/variants.py)."""
 
 _SWEEP = '''
 def lr_range_test(model, optimizer, batches, loss_fn, device, start=1e-7, end=1.0, steps=None, beta=0.9,
@@ -84,6 +84,11 @@ WRONG = {
             _schedule("    r = (end / start) ** (1 / (steps - 1))\n"
                       "    return [start * r ** k for k in range(1, steps)]\n"),
         ],
+        "boundaries": [
+            # A guard off by one: it rejects steps=2, the shortest schedule (its two ends), which is allowed.
+            _schedule("    if steps <= 2:\n        raise ValueError('a schedule needs at least two steps')\n"
+                      "    return torch.logspace(math.log10(start), math.log10(end), steps, dtype=torch.float64)\n"),
+        ],
     },
     "smooth": {
         "values": [
@@ -102,6 +107,13 @@ WRONG = {
                     "    avg = (1 - beta) * beta ** t * torch.cumsum(beta ** -t * x, dim=0)\n"
                     "    return (avg / (1 - beta ** t)).tolist()\n"),
         ],
+        "boundaries": [
+            # Starts from the first loss (its own bias-corrected value): right for one loss or more, IndexError for none.
+            _smooth("    values = [float(v) for v in losses]\n    avg, out = (1 - beta) * values[0], [values[0]]\n"
+                    "    for t, v in enumerate(values[1:], start=2):\n"
+                    "        avg = beta * avg + (1 - beta) * v\n        out.append(avg / (1 - beta ** t))\n"
+                    "    return out\n"),
+        ],
     },
     "lr-range-test": {
         "values": [
@@ -118,6 +130,35 @@ WRONG = {
                                            "    model.load_state_dict(m0); optimizer.load_state_dict(o0)\n    return lrs, losses\n"),
             # Compares the smoothed loss with 4 x the first loss instead of the best one: stops far too late.
             _sweep(stop="not math.isfinite(losses[-1]) or losses[-1] > diverge_factor * losses[0]"),
+            # Sets the rate of the first parameter group only: the other groups keep their own rate.
+            _sweep(edits=[('            for g in optimizer.param_groups:\n                g["lr"] = rates[t]\n',
+                           '            optimizer.param_groups[0]["lr"] = rates[t]\n')]),
+            # Saves and restores the parameters only: BatchNorm's running statistics (buffers) keep the sweep's values.
+            _sweep(save="m0 = [p.detach().clone() for p in model.parameters()]; o0 = copy.deepcopy(optimizer.state_dict())",
+                   restore="[p.data.copy_(q) for p, q in zip(model.parameters(), m0)]; optimizer.load_state_dict(o0)"),
+            # 4 written in instead of the diverge_factor it was given.
+            _sweep(stop="not math.isfinite(losses[-1]) or losses[-1] > 4.0 * best"),
+        ],
+        "boundaries": [
+            # >= for "exceeds": a smoothed loss exactly diverge_factor times the best one stops the sweep.
+            _sweep(stop="not math.isfinite(losses[-1]) or losses[-1] >= diverge_factor * best"),
+            # No best loss before the first step, so the test starts at the second: a NaN at step 1 goes by.
+            _sweep(stop="t > 1 and (not math.isfinite(losses[-1]) or losses[-1] > diverge_factor * best)"),
+            # One step short: the loop stops before the last rate, `end`, is ever used.
+            _sweep(edits=[("    while t < steps:\n", "    while t < steps - 1:\n"),
+                          ("            if t == steps:\n", "            if t == steps - 1:\n")]),
+        ],
+        "aggregation": [
+            # The bias correction counts the steps of the current pass only: k starts again at 1 with each pass.
+            _sweep(edits=[("        for x, y in batches:\n", "        for k, (x, y) in enumerate(batches, start=1):\n"),
+                          ("losses.append(avg / (1 - beta ** t))", "losses.append(avg / (1 - beta ** k))")]),
+            # The plain mean of every loss so far instead of the exponential moving average.
+            _sweep(edits=[("avg = beta * avg + (1 - beta) * loss.item()", "avg = avg + loss.item()"),
+                          ("losses.append(avg / (1 - beta ** t))", "losses.append(avg / t)")]),
+        ],
+        "provenance": [
+            # A fresh iterator at every step: next(iter(batches)) is always the first batch.
+            _sweep(edits=[("        for x, y in batches:\n", "        for _ in batches:\n            x, y = next(iter(batches))\n")]),
         ],
         "device": [
             # Never moves the batches to `device`: right only while model and data are both on the CPU.
@@ -150,6 +191,13 @@ WRONG = {
             "    k = torch.tensor([loss for loss, _ in kept]).argmin()\n"
             "    return kept[int(k)][1] / 10\n",
         ],
+        "boundaries": [
+            # Always drops the last point (where a diverged sweep ends) instead of the points that are not finite: wrong
+            # when the curve is lowest at its end, and nothing is left of a curve of one point.
+            "def suggest_lr(lrs, losses):\n"
+            "    pairs = [(float(loss), float(lr)) for lr, loss in zip(lrs, losses)][:-1]\n"
+            "    return min(p for p in pairs if math.isfinite(p[0]))[1] / 10\n",
+        ],
     },
     "mnist-suggestion": {
         "values": [
@@ -157,6 +205,8 @@ WRONG = {
             _suggestion(optimizer="torch.optim.SGD(model.parameters(), lr=1e-3)"),
             # The lowest loss's rate taken as the suggestion (the rule's division by 10 dropped).
             _suggestion(result="10 * suggest_lr(lrs, losses)"),
+            # Sweeps the notebook's training set instead of the x and y it was given (the visible check passes x_train).
+            _suggestion().replace("InMemoryBatches(x, y,", "InMemoryBatches(x_train, y_train,"),
         ],
         "device": [
             # Sweeps on the data's device (x.device) instead of the device it was given.
@@ -173,12 +223,17 @@ WRONG = {
         "values": [
             # Both runs at 1e-3: the suggestion is never used.
             _runs().replace("('suggested', suggested_lr)", "('suggested', 1e-3)"),
-        ],
-        "randomness": [
+            # (Two randomness mistakes, filed here since the cell is top-level code: no function to give a seed, so
+            # the class's probes, testing.reproducibility and loader_generator, cannot apply; the values of the 1e-3
+            # run's history show both.)
             # Seeded once before both runs: the second model starts from other weights than the first.
             _runs(seed_first="", seed_once="set_seed(0)\n"),
             # Never seeded: neither run starts from the seed-0 weights.
             _runs(seed_first=""),
+        ],
+        "provenance": [
+            # Evaluated on the training set: the test_* figures come from the data the model was trained on.
+            _runs().replace("(x_test, y_test)", "(x_train, y_train)"),
         ],
     },
 }
@@ -192,6 +247,11 @@ RIGHT = {
             # A list built by multiplying, one value per step.
             _schedule("    rates = [start]\n    for _ in range(steps - 1):\n"
                       "        rates.append(rates[-1] * (end / start) ** (1 / (steps - 1)))\n    return rates\n"),
+        ],
+        "boundaries": [
+            # The guard at its right place: fewer than two steps cannot hold both ends.
+            _schedule("    if steps < 2:\n        raise ValueError('a schedule needs at least two steps')\n"
+                      "    return [start * (end / start) ** (k / (steps - 1)) for k in range(steps)]\n"),
         ],
     },
     "smooth": {
@@ -209,6 +269,13 @@ RIGHT = {
                     "    lag = t[:, None] - t[None, :]                                   # (n, n)\n"
                     "    weights = torch.where(lag >= 0, (1 - beta) * beta ** lag.clamp_min(0), torch.zeros(()))\n"
                     "    return ((weights @ x) / (1 - beta ** t)).tolist()\n"),
+        ],
+        "boundaries": [
+            # itertools.accumulate from avg = 0: no losses give no values without a special case.
+            _smooth("    from itertools import accumulate\n"
+                    "    avgs = list(accumulate((float(v) for v in losses), lambda avg, v: beta * avg + (1 - beta) * v,\n"
+                    "                           initial=0.0))[1:]\n"
+                    "    return [avg / (1 - beta ** t) for t, avg in enumerate(avgs, start=1)]\n"),
         ],
     },
     "lr-range-test": {
@@ -248,12 +315,95 @@ RIGHT = {
             # isnan and isinf spelt out instead of isfinite.
             _sweep(stop="math.isnan(losses[-1]) or math.isinf(losses[-1]) or losses[-1] > diverge_factor * best"),
         ],
+        "boundaries": [
+            # zip over the schedule and itertools.cycle: exactly `steps` steps, `end` the last rate; the comparison
+            # written the other way round, still strict.
+            "def lr_range_test(model, optimizer, batches, loss_fn, device, start=1e-7, end=1.0, steps=None, beta=0.9,\n"
+            "                  diverge_factor=4.0):\n"
+            "    import itertools\n"
+            "    steps = len(batches) if steps is None else steps\n"
+            "    m0, o0 = copy.deepcopy(model.state_dict()), copy.deepcopy(optimizer.state_dict())\n"
+            "    lrs, losses, avg, best = [], [], 0.0, math.inf\n"
+            "    model.train()\n"
+            "    try:\n"
+            "        schedule = [float(r) for r in lr_schedule(start, end, steps)]\n"
+            "        for t, (lr, (x, y)) in enumerate(zip(schedule, itertools.cycle(batches)), start=1):\n"
+            "            for group in optimizer.param_groups:\n                group['lr'] = lr\n"
+            "            optimizer.zero_grad()\n"
+            "            loss = loss_fn(model(x.to(device)), y.to(device))\n"
+            "            loss.backward()\n            optimizer.step()\n"
+            "            avg = beta * avg + (1 - beta) * loss.item()\n"
+            "            lrs.append(lr)\n            losses.append(avg / (1 - beta ** t))\n"
+            "            if math.isnan(losses[-1]) or math.isinf(losses[-1]) or diverge_factor * best < losses[-1]:\n"
+            "                break\n"
+            "            best = min(best, losses[-1])\n"
+            "    finally:\n"
+            "        model.load_state_dict(m0)\n        optimizer.load_state_dict(o0)\n"
+            "    return lrs, losses\n",
+        ],
+        "aggregation": [
+            # The raw losses kept, the notebook's smooth() applied to all of them after each step; nested loops with
+            # one step count over all passes.
+            "def lr_range_test(model, optimizer, batches, loss_fn, device, start=1e-7, end=1.0, steps=None, beta=0.9,\n"
+            "                  diverge_factor=4.0):\n"
+            "    steps = len(batches) if steps is None else steps\n"
+            "    saved = copy.deepcopy((model.state_dict(), optimizer.state_dict()))\n"
+            "    rates = [float(r) for r in lr_schedule(start, end, steps)]\n"
+            "    raw, lrs, losses = [], [], []\n"
+            "    model.train()\n"
+            "    try:\n"
+            "        while len(raw) < steps:\n"
+            "            for x, y in batches:\n"
+            "                if len(raw) == steps:\n                    break\n"
+            "                for group in optimizer.param_groups:\n                    group['lr'] = rates[len(raw)]\n"
+            "                optimizer.zero_grad()\n"
+            "                loss = loss_fn(model(x.to(device)), y.to(device))\n"
+            "                loss.backward()\n                optimizer.step()\n"
+            "                lrs.append(rates[len(raw)])\n                raw.append(loss.item())\n"
+            "                losses.append(smooth(raw, beta)[-1])\n"
+            "                if not math.isfinite(losses[-1]) or losses[-1] > diverge_factor * min(losses[:-1], default=math.inf):\n"
+            "                    return lrs, losses\n"
+            "        return lrs, losses\n"
+            "    finally:\n"
+            "        model.load_state_dict(saved[0])\n        optimizer.load_state_dict(saved[1])\n",
+        ],
+        "provenance": [
+            # One iterator, started again when it runs out; the schedule as a tensor, each rate taken with .item().
+            "def lr_range_test(model, optimizer, batches, loss_fn, device, start=1e-7, end=1.0, steps=None, beta=0.9,\n"
+            "                  diverge_factor=4.0):\n"
+            "    steps = len(batches) if steps is None else steps\n"
+            "    m0, o0 = copy.deepcopy(model.state_dict()), copy.deepcopy(optimizer.state_dict())\n"
+            "    lrs, losses, avg, best = [], [], 0.0, math.inf\n"
+            "    model.train()\n"
+            "    it = iter(batches)\n"
+            "    for t, lr in enumerate(torch.as_tensor(lr_schedule(start, end, steps), dtype=torch.float64), start=1):\n"
+            "        try:\n            x, y = next(it)\n        except StopIteration:\n"
+            "            it = iter(batches)\n            x, y = next(it)\n"
+            "        for group in optimizer.param_groups:\n            group['lr'] = lr.item()\n"
+            "        optimizer.zero_grad()\n"
+            "        loss = loss_fn(model(x.to(device)), y.to(device))\n"
+            "        loss.backward()\n        optimizer.step()\n"
+            "        avg = beta * avg + (1 - beta) * loss.item()\n"
+            "        lrs.append(lr.item())\n        losses.append(avg / (1 - beta ** t))\n"
+            "        if not math.isfinite(losses[-1]) or losses[-1] > diverge_factor * best:\n            break\n"
+            "        best = min(best, losses[-1])\n"
+            "    model.load_state_dict(m0)\n    optimizer.load_state_dict(o0)\n"
+            "    return lrs, losses\n",
+        ],
     },
     "suggest-lr": {
         "values": [
             "def suggest_lr(lrs, losses):\n    l = torch.as_tensor([float(v) for v in losses], dtype=torch.float64)\n"
             "    l = torch.where(torch.isfinite(l), l, torch.full_like(l, float('inf')))\n"
             "    return float(lrs[int(l.argmin())]) / 10.0\n",
+        ],
+        "boundaries": [
+            # A loop over every index that keeps the first strict minimum among the finite losses.
+            "def suggest_lr(lrs, losses):\n    best = None\n"
+            "    for k in range(len(losses)):\n"
+            "        loss = float(losses[k])\n"
+            "        if math.isfinite(loss) and (best is None or loss < float(losses[best])):\n            best = k\n"
+            "    return float(lrs[best]) / 10\n",
         ],
     },
     "mnist-suggestion": {
@@ -288,8 +438,6 @@ RIGHT = {
             "         device=device, seed=0, progress=False)\nset_seed(0)\nm2 = MNISTModel().to(device)\n"
             "h2 = fit(m2, (x_train, y_train), (x_test, y_test), epochs=2, optimizer=torch.optim.Adam(m2.parameters(), lr=1e-3),\n"
             "         device=device, seed=0, progress=False)\nruns.update({'suggested, seed 0': h1, 'Adam 1e-3, seed 0': h2})\n",
-        ],
-        "randomness": [
             # torch.manual_seed(0) does what set_seed(0) does for these runs; the rates from a dict.
             "runs = {}\nrates = {'suggested, seed 0': suggested_lr, 'Adam 1e-3, seed 0': 1e-3}\n"
             "for key in rates:\n"
@@ -297,6 +445,11 @@ RIGHT = {
             "    net = MNISTModel()\n    net = net.to(device)\n"
             "    runs[key] = fit(net, (x_train, y_train), (x_test, y_test), epochs=2, batch_size=64, seed=0,\n"
             "                    optimizer=torch.optim.Adam(net.parameters(), lr=rates[key]), device=device, progress=False)\n",
+        ],
+        "provenance": [
+            # The data sets named once, passed to fit by keyword.
+            _runs().replace("fit(net, (x_train, y_train), (x_test, y_test),",
+                            "fit(net, train=(x_train, y_train), test=(x_test, y_test),"),
         ],
     },
 }

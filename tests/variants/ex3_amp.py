@@ -1,6 +1,8 @@
-"""Other answers for exercise 3 (see autograder/variants.py).
+"""Other answers for exercise 3 (see autograder/authoring/variants.py).
 
-The GPU-only cell amp-speedup-gpu-tests is a test cell, not a solution cell, so it has no variants here.
+The GPU-only cell amp-speedup-gpu-tests is a test cell, not a solution cell, so it has no variants here. A device type
+'cpu' written into autocast, right by accident on a CPU, is caught on any machine by the autocast-device row: a model
+and a batch on 'meta' make the solution's autocast raise, and the written-in one run on.
 A mean instead of a median counts as WRONG in this exercise (the throughput tests include outliers).
 """
 
@@ -70,6 +72,12 @@ WRONG = {
             _mlp(linear="nn.Linear(size, width, dtype=torch.bfloat16)",
                  end="    return nn.Sequential(*layers, nn.Linear(size, classes, dtype=torch.bfloat16))\n"),
         ],
+        "boundaries": [
+            # "Round up" as round(width / 8 + 0.5): halves round to even, so 24 becomes 32 (the visible 64 stays 64).
+            _mlp(width="    width = round(width / 8 + 0.5) * 8\n"),
+            # Always to the next multiple: a width that is already a multiple of 8 grows by 8.
+            _mlp(width="    width = (width // 8 + 1) * 8\n"),
+        ],
         "logits": [
             # A Softmax on the output: probabilities, which CrossEntropyLoss would soften a second time.
             _mlp(end="    return nn.Sequential(*layers, nn.Linear(size, classes), nn.Softmax(dim=-1))\n"),
@@ -127,6 +135,39 @@ WRONG = {
             _step_with(("device_type=x.device.type", "device_type='cuda'")),
             # Moves the batch to the GPU itself: .cuda() ignores where the model and the data live.
             _step_with(("    optimizer.zero_grad()\n", "    optimizer.zero_grad()\n    x, y = x.cuda(), y.cuda()\n")),
+        ],
+        "autocast-device": [
+            # 'cpu' written in: right on a CPU-only machine, and a CUDA batch would run in float32.
+            _step_with(("device_type=x.device.type", "device_type='cpu'")),
+        ],
+        "scaler": [
+            # "Only CUDA needs loss scaling": a disabled scaler for float16 on the CPU.
+            "def make_scaler(device, dtype, enabled=True):\n"
+            "    kind = torch.device(device).type\n"
+            "    return torch.amp.GradScaler(kind, enabled=enabled and dtype == torch.float16 and kind == 'cuda')\n\n\n"
+            + _STEP,
+            # "bfloat16 needs no scaler": skips the enabled scaler it was given, so an overflowing step is taken.
+            _step_with(("    scaler.scale(loss).backward()\n    scaler.step(optimizer)\n    scaler.update()\n",
+                        "    if dtype == torch.bfloat16:\n"
+                        "        loss.backward()\n"
+                        "        optimizer.step()\n"
+                        "    else:\n"
+                        "        scaler.scale(loss).backward()\n"
+                        "        scaler.step(optimizer)\n"
+                        "        scaler.update()\n")),
+            # A disabled scaler taken to mean "no step": the plain branch forgets optimizer.step().
+            _step_with(("    scaler.scale(loss).backward()\n    scaler.step(optimizer)\n    scaler.update()\n",
+                        "    if scaler.is_enabled():\n"
+                        "        scaler.scale(loss).backward()\n"
+                        "        scaler.step(optimizer)\n"
+                        "        scaler.update()\n"
+                        "    else:\n"
+                        "        loss.backward()\n")),
+            # A fresh GradScaler for float16 on every step, instead of the one given: its scale never carries over.
+            _step_with(("    scaler.scale(loss).backward()\n",
+                        "    if dtype == torch.float16:\n"
+                        "        scaler = make_scaler(x.device, dtype, enabled)\n"
+                        "    scaler.scale(loss).backward()\n")),
         ],
         "grad": [
             # No zero_grad: gradients pile up from the second step on.
@@ -230,6 +271,10 @@ RIGHT = {
             # .float() at the end: a no-op on float32 weights.
             _mlp(end="    return nn.Sequential(*layers, nn.Linear(size, classes)).float()\n"),
         ],
+        "boundaries": [
+            # A multiple of 8 kept as it is, written out; any other width to the next multiple.
+            _mlp(width="    width = width if width % 8 == 0 else (width // 8 + 1) * 8\n"),
+        ],
         "logits": [
             # Blocks of (Linear, ReLU), then the output layer on its own: raw scores.
             "def make_wide_mlp(width, depth, in_features, classes):\n"
@@ -288,6 +333,26 @@ RIGHT = {
             "    scaler.step(optimizer)\n"
             "    scaler.update()\n"
             "    return loss.detach()\n",
+        ],
+        "autocast-device": [
+            # The device type of the targets (on the same device as x), torch.amp.autocast.
+            _step_with(("    with torch.autocast(device_type=x.device.type, dtype=dtype, enabled=enabled):\n",
+                        "    with torch.amp.autocast(y.device.type, dtype=dtype, enabled=enabled):\n")),
+        ],
+        "scaler": [
+            # A plain backward and step when the scaler is disabled, which is all a disabled scaler does anyway.
+            _step_with(("    scaler.scale(loss).backward()\n    scaler.step(optimizer)\n    scaler.update()\n",
+                        "    if scaler.is_enabled():\n"
+                        "        scaler.scale(loss).backward()\n"
+                        "        scaler.step(optimizer)\n"
+                        "        scaler.update()\n"
+                        "    else:\n"
+                        "        loss.backward()\n"
+                        "        optimizer.step()\n")),
+            # The device type as a keyword, the switch as one boolean.
+            "def make_scaler(device, dtype, enabled=True):\n"
+            "    use = bool(enabled) and dtype == torch.float16\n"
+            "    return torch.amp.GradScaler(device=torch.device(device).type, enabled=use)\n\n\n" + _STEP,
         ],
         "grad": [
             # zero_grad after the step instead of before the forward pass.

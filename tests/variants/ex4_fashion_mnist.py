@@ -1,4 +1,4 @@
-"""Other answers for exercise 4, Fashion-MNIST (see autograder/variants.py)."""
+"""Other answers for exercise 4, Fashion-MNIST (see autograder/authoring/variants.py)."""
 
 _DATASET = '''
 class FashionMNISTDataset(Dataset):
@@ -27,6 +27,15 @@ _TRAIN_FAST = (
     "optimizer = torch.optim.SGD(model.parameters(), lr=0.01)\n"
     "history = fit(model, (x_train[:{n}], y_train_used[:{n}]), (x_test, y_test), epochs=1, optimizer=optimizer,\n"
     "              device=device, batch_size=256, progress=False)\n"
+)
+
+_RECIPE = (
+    "set_seed(0)\n"
+    "model = MNISTModel().to(device)\n"
+    "optimizer = torch.optim.Adam(model.parameters(), lr=3e-3 / 25)\n"
+    "scheduler = torch.optim.lr_scheduler.OneCycleLR(optimizer, max_lr=3e-3, epochs=5, steps_per_epoch=len(x_train) // 256 + 1)\n"
+    "history = fit(model, (x_train, y_train), {test}, epochs=5, optimizer=optimizer, device=device,\n"
+    "              batch_size=256, seed=0, scheduler=scheduler, scheduler_per='batch', progress=False)\n"
 )
 
 _IMAGES_LINE = 'self.images = load_images(fetch_file("fashion-mnist", f"{prefix}-images-idx3-ubyte.gz"))'
@@ -89,6 +98,25 @@ WRONG = {
             _dataset(("return len(self.labels)", "return 60000 if self.split == 'train' else 10000"),
                      ("        self.transform = transform\n", "        self.transform = transform\n        self.split = split\n")),
         ],
+        "provenance": [
+            # A copy-paste slip: the labels always come from the training file, whatever the split.
+            _dataset(('f"{prefix}-labels-idx1-ubyte.gz"', '"train-labels-idx1-ubyte.gz"')),
+            # The files cached on the class "so that a second dataset is free", keyed by nothing: every split built
+            # after the first one gets the first one's images and labels.
+            _dataset((_IMAGES_LINE + "\n        self.labels = load_labels(fetch_file(\"fashion-mnist\", f\"{prefix}-labels-idx1-ubyte.gz\"))",
+                      "if not hasattr(FashionMNISTDataset, '_files'):\n"
+                      "            FashionMNISTDataset._files = (\n"
+                      "                load_images(fetch_file(\"fashion-mnist\", f\"{prefix}-images-idx3-ubyte.gz\")),\n"
+                      "                load_labels(fetch_file(\"fashion-mnist\", f\"{prefix}-labels-idx1-ubyte.gz\")))\n"
+                      "        self.images, self.labels = FashionMNISTDataset._files")),
+        ],
+        "boundaries": [
+            # An index check of its own, off by one: `>= len - 1` refuses the last item.
+            _dataset(("        image = self.images[i]\n",
+                      "        if i >= len(self) - 1:\n            raise IndexError(i)\n        image = self.images[i]\n")),
+            # squeeze() "to tidy up" the images: a file of one image loses its row dimension.
+            _dataset((_IMAGES_LINE, _IMAGES_LINE + ".squeeze()")),
+        ],
     },
     "train-fashion": {
         "values": [
@@ -97,6 +125,13 @@ WRONG = {
             # Labels shuffled apart from their images: the model learns nothing.
             "y_train_used = y_train[torch.randperm(len(y_train))]\n"
             + _TRAIN_FAST.replace("{n}", "60000").replace("SGD(model.parameters(), lr=0.01)", "Adam(model.parameters(), lr=1e-3)"),
+        ],
+        "provenance": [
+            # The "test" figures measured on the training data: history's test_acc is the training accuracy (higher, so
+            # the visible check passes with room to spare).
+            _RECIPE.replace("{test}", "(x_train, y_train)"),
+            # A held-out slice of the training data evaluated as if it were the test set.
+            _RECIPE.replace("{test}", "(x_train[-10000:], y_train[-10000:])"),
         ],
         "logits": [
             # A Softmax appended "to get probabilities": CrossEntropyLoss is then fed probabilities.
@@ -108,6 +143,21 @@ WRONG = {
         ],
     },
     "confusion-matrix": {
+        "boundaries": [
+            # minlength is the largest cell number, K * K - 1, not the number of cells: when the last cell is empty the
+            # counts are one short and the reshape fails.
+            "def confusion_matrix(predictions, labels, num_classes):\n"
+            "    cells = labels * num_classes + predictions\n"
+            "    return torch.bincount(cells, minlength=num_classes * num_classes - 1).reshape(num_classes, num_classes)\n",
+            # squeeze() "in case the inputs are (N, 1)": a single example becomes 0-d, which bincount refuses.
+            "def confusion_matrix(predictions, labels, num_classes):\n"
+            "    cells = (labels * num_classes + predictions).squeeze()\n"
+            "    return torch.bincount(cells, minlength=num_classes * num_classes).reshape(num_classes, num_classes)\n",
+            # The number of classes read from the data: the classes that never occur at the top are left out.
+            "def confusion_matrix(predictions, labels, num_classes):\n"
+            "    k = int(torch.maximum(labels.max(), predictions.max())) + 1\n"
+            "    return torch.bincount(labels * k + predictions, minlength=k * k).reshape(k, k)\n",
+        ],
         "values": [
             # Transposed: rows are the predictions.
             "def confusion_matrix(predictions, labels, num_classes):\n"
@@ -129,6 +179,26 @@ WRONG = {
         ],
     },
     "per-class-accuracy": {
+        "boundaries": [
+            # An epsilon "to avoid dividing by zero": a class with no example gets 0 instead of nan.
+            "def per_class_accuracy(predictions, labels, num_classes):\n"
+            "    correct = torch.bincount(labels[predictions == labels], minlength=num_classes).float()\n"
+            "    return correct / (torch.bincount(labels, minlength=num_classes).float() + 1e-8)\n",
+            # squeeze() "in case the inputs are (N, 1)": a single example becomes 0-d, which bincount refuses.
+            "def per_class_accuracy(predictions, labels, num_classes):\n"
+            "    predictions, labels = predictions.squeeze(), labels.squeeze()\n"
+            "    correct = torch.bincount(labels[predictions == labels], minlength=num_classes)\n"
+            "    return correct.float() / torch.bincount(labels, minlength=num_classes).float()\n",
+        ],
+        "aggregation": [
+            # Mean over the wrong count: each class's correct predictions divided by ALL the examples.
+            "def per_class_accuracy(predictions, labels, num_classes):\n"
+            "    correct = torch.bincount(labels[predictions == labels], minlength=num_classes).float()\n"
+            "    return correct / len(labels)\n",
+            # The overall accuracy (a mean over every example) repeated for each class.
+            "def per_class_accuracy(predictions, labels, num_classes):\n"
+            "    return (predictions == labels).float().mean().repeat(num_classes)\n",
+        ],
         "values": [
             # Divides by how often each class was predicted: that is precision, not per-class accuracy.
             "def per_class_accuracy(predictions, labels, num_classes):\n"
@@ -220,6 +290,25 @@ class FashionMNISTDataset(Dataset):
             # The maximum of the uint8 type itself (255), not of the data.
             _dataset(_raw_images("raw / torch.iinfo(torch.uint8).max")),
         ],
+        "provenance": [
+            # The files cached on the class, keyed by the path fetch_file returns: each split reads its own files once.
+            _dataset((_IMAGES_LINE + "\n        self.labels = load_labels(fetch_file(\"fashion-mnist\", f\"{prefix}-labels-idx1-ubyte.gz\"))",
+                      "cache = FashionMNISTDataset.__dict__.get('_files')\n"
+                      "        if cache is None:\n"
+                      "            cache = FashionMNISTDataset._files = {}\n"
+                      "        paths = (fetch_file(\"fashion-mnist\", f\"{prefix}-images-idx3-ubyte.gz\"),\n"
+                      "                 fetch_file(\"fashion-mnist\", f\"{prefix}-labels-idx1-ubyte.gz\"))\n"
+                      "        if paths not in cache:\n"
+                      "            cache[paths] = (load_images(paths[0]), load_labels(paths[1]))\n"
+                      "        self.images, self.labels = cache[paths]")),
+        ],
+        "boundaries": [
+            # An index check of its own, at exactly len(self); the files read with reshape, which keeps a single row.
+            _dataset((_IMAGES_LINE, _IMAGES_LINE + ".reshape(-1, 784)"),
+                     ("        image = self.images[i]\n",
+                      "        if i >= len(self):\n            raise IndexError(f\"index {i} is past the end ({len(self)} items)\")\n"
+                      "        image = self.images[i]\n")),
+        ],
     },
     "train-fashion": {
         "values": [
@@ -237,8 +326,19 @@ class FashionMNISTDataset(Dataset):
             "    for key, value in zip(history, result):\n"
             "        history[key].append(value)\n",
         ],
+        "provenance": [
+            # The test data read straight from the original files rather than through the dataset.
+            "from coursekit.data import load_split\n" + _RECIPE.replace("{test}", "load_split('fashion-mnist', 'test')"),
+        ],
     },
     "confusion-matrix": {
+        "boundaries": [
+            # scatter_add_ into K * K cells: one example, and classes that never occur, need nothing special.
+            "def confusion_matrix(predictions, labels, num_classes):\n"
+            "    cells = labels * num_classes + predictions\n"
+            "    counts = torch.zeros(num_classes * num_classes, dtype=torch.int64)\n"
+            "    return counts.scatter_add_(0, cells, torch.ones_like(cells)).view(num_classes, num_classes)\n",
+        ],
         "values": [
             # One-hot rows multiplied: (K, N) @ (N, K).
             "def confusion_matrix(predictions, labels, num_classes):\n"
@@ -261,6 +361,19 @@ class FashionMNISTDataset(Dataset):
         ],
     },
     "per-class-accuracy": {
+        "boundaries": [
+            # nan written in explicitly where a class has no example.
+            "def per_class_accuracy(predictions, labels, num_classes):\n"
+            "    correct = torch.bincount(labels[predictions == labels], minlength=num_classes).float()\n"
+            "    total = torch.bincount(labels, minlength=num_classes).float()\n"
+            "    return torch.where(total > 0, correct / total.clamp_min(1), torch.full_like(total, float('nan')))\n",
+        ],
+        "aggregation": [
+            # The mean of the hits of each true class, with scatter_reduce; a class with no example keeps its nan.
+            "def per_class_accuracy(predictions, labels, num_classes):\n"
+            "    hits = (predictions == labels).float()\n"
+            "    return torch.full((num_classes,), float('nan')).scatter_reduce_(0, labels, hits, reduce='mean', include_self=False)\n",
+        ],
         "values": [
             # The diagonal of the confusion matrix over its row sums.
             "def per_class_accuracy(predictions, labels, num_classes):\n"
@@ -293,6 +406,11 @@ ONE_WAY = {
 }
 
 NOT_TESTED = {
+    "train-fashion": {
+        "aggregation": "the per-epoch training figures are fit's (coursekit.mnist), and the recipe is the student's "
+                       "choice (any that reaches 87%), so history's training figures have no solution's value to be "
+                       "compared with; its test figures are checked against the model itself (provenance).",
+    },
     "confusion-matrix": {
         "device": "the notebook's predictions come back with .cpu(); and torch.bincount, the loop-free answer, "
                   "cannot run on the meta device (its output size depends on the values).",

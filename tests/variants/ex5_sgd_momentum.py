@@ -1,4 +1,38 @@
-"""Other answers for exercise 5, SGD with momentum against Adam (see autograder/variants.py), by class of mistake."""
+"""Other answers for exercise 5, SGD with momentum against Adam (see autograder/authoring/variants.py), by class of mistake."""
+
+
+def _own_loop(train_loss: str, drop_last: bool = False) -> str:
+    """train_recipe with a training loop of its own, whose per-epoch training loss is the expression ``train_loss`` of
+    the lists ``losses`` (batch means) and ``sizes`` (batch sizes)."""
+    drop = ", drop_last=True" if drop_last else ""
+    return ("from coursekit.mnist import InMemoryBatches, evaluate\n"
+            "def train_recipe(name, train, test, epochs, seed=0, batch_size=64, progress=True):\n"
+            "    set_seed(seed)\n"
+            "    model = MNISTModel().to(device)\n"
+            "    optimizer, scheduler = make_recipe(name, model, epochs)\n"
+            f"    batches = InMemoryBatches(*train, batch_size=batch_size, generator=torch.Generator().manual_seed(seed){drop})\n"
+            "    loss_fn = torch.nn.CrossEntropyLoss()\n"
+            "    history = {'train_loss': [], 'train_acc': [], 'test_loss': [], 'test_acc': []}\n"
+            "    for _ in range(epochs):\n"
+            "        model.train()\n"
+            "        losses, hits, sizes = [], 0, []\n"
+            "        for x, y in batches:\n"
+            "            x, y = x.to(device), y.to(device)\n"
+            "            optimizer.zero_grad()\n"
+            "            logits = model(x)\n"
+            "            loss = loss_fn(logits, y)\n"
+            "            loss.backward()\n"
+            "            optimizer.step()\n"
+            "            losses.append(loss.item())\n"
+            "            hits += (logits.argmax(dim=1) == y).sum().item()\n"
+            "            sizes.append(len(y))\n"
+            "        if scheduler is not None:\n"
+            "            scheduler.step()\n"
+            f"        history['train_loss'].append({train_loss})\n"
+            "        history['train_acc'].append(hits / sum(sizes))\n"
+            "        for key, value in zip(('test_loss', 'test_acc'), evaluate(model, *test, loss_fn, device)):\n"
+            "            history[key].append(value)\n"
+            "    return history\n")
 
 WRONG = {
     "make-optimizer": {"values": [
@@ -170,8 +204,41 @@ WRONG = {
         "    optimizer, scheduler = make_recipe(name, model, epochs)\n"
         "    return fit(model, train, test, epochs=epochs, optimizer=optimizer, device=dev, batch_size=batch_size,\n"
         "               seed=seed, scheduler=scheduler, progress=progress)\n",
+    ], "aggregation": [
+        # A loop of its own whose training loss is the sum of the batch losses, not their mean.
+        _own_loop('sum(losses)'),
+        # A loop of its own whose training loss is the plain mean of the batch means: the last, smaller batch weighs as much as a full one.
+        _own_loop('sum(losses) / len(losses)'),
+        # A loop of its own over batches with drop_last=True: the last, smaller batch is never trained on or counted.
+        _own_loop('sum(l * n for l, n in zip(losses, sizes)) / sum(sizes)', drop_last=True),
+    ], "provenance": [
+        # The "test" figures measured on the training data it was given.
+        "def train_recipe(name, train, test, epochs, seed=0, batch_size=64, progress=True):\n"
+        "    set_seed(seed)\n"
+        "    model = MNISTModel().to(device)\n"
+        "    optimizer, scheduler = make_recipe(name, model, epochs)\n"
+        "    return fit(model, train, train, epochs=epochs, optimizer=optimizer, device=device, batch_size=batch_size,\n"
+        "               seed=seed, scheduler=scheduler, progress=progress)\n",
+        # The notebook's whole test set instead of the `test` it was given: right for the notebook's own runs only.
+        "def train_recipe(name, train, test, epochs, seed=0, batch_size=64, progress=True):\n"
+        "    set_seed(seed)\n"
+        "    model = MNISTModel().to(device)\n"
+        "    optimizer, scheduler = make_recipe(name, model, epochs)\n"
+        "    return fit(model, train, (x_test, y_test), epochs=epochs, optimizer=optimizer, device=device,\n"
+        "               batch_size=batch_size, seed=seed, scheduler=scheduler, progress=progress)\n",
     ]},
-    "first-epoch-reaching": {"values": [
+    "first-epoch-reaching": {"boundaries": [
+        # < for <=: the loop stops one epoch early, so a target first reached at the last epoch is missed.
+        "def first_epoch_reaching(history, target):\n"
+        "    accs = history['test_acc']\n"
+        "    for k in range(len(accs) - 1):\n        if accs[k] >= target:\n            return k + 1\n"
+        "    return None\n",
+        # Rules out "never" with max() first: a history of no epochs raises instead of giving None.
+        "def first_epoch_reaching(history, target):\n"
+        "    accs = history['test_acc']\n"
+        "    if max(accs) < target:\n        return None\n"
+        "    return next(k + 1 for k, acc in enumerate(accs) if acc >= target)\n",
+    ], "values": [
         # Counts epochs from 0.
         "def first_epoch_reaching(history, target):\n"
         "    for k, acc in enumerate(history['test_acc']):\n        if acc >= target:\n            return k\n"
@@ -184,15 +251,16 @@ WRONG = {
         "def first_epoch_reaching(history, target):\n"
         "    for k, acc in enumerate(history['test_acc'], start=1):\n        if acc >= target:\n            return k\n"
         "    return -1\n",
-        # Reads the training accuracy.
-        "def first_epoch_reaching(history, target):\n"
-        "    for k, acc in enumerate(history['train_acc'], start=1):\n        if acc >= target:\n            return k\n"
-        "    return None\n",
         # The epoch of the best accuracy, not the first one at the target: passes the visible check.
         "def first_epoch_reaching(history, target):\n"
         "    accs = history['test_acc']\n"
         "    best = max(range(len(accs)), key=lambda k: accs[k])\n"
         "    return best + 1 if accs[best] >= target else None\n",
+    ], "provenance": [
+        # Reads the training accuracy.
+        "def first_epoch_reaching(history, target):\n"
+        "    for k, acc in enumerate(history['train_acc'], start=1):\n        if acc >= target:\n            return k\n"
+        "    return None\n",
     ]},
 }
 
@@ -274,8 +342,36 @@ RIGHT = {
         "    optimizer, scheduler = make_recipe(name, model, epochs)\n"
         "    return fit(model, train, test, epochs=epochs, optimizer=optimizer, device=device, batch_size=batch_size,\n"
         "               seed=seed, scheduler=scheduler, scheduler_per='epoch', progress=progress)\n",
+    ], "aggregation": [
+        # A loop of its own that weighs each batch's mean loss by its size, in Python floats.
+        _own_loop('sum(l * n for l, n in zip(losses, sizes)) / sum(sizes)'),
+    ], "provenance": [
+        # The test data taken apart and passed again, by keyword.
+        "def train_recipe(name, train, test, epochs, seed=0, batch_size=64, progress=True):\n"
+        "    set_seed(seed)\n"
+        "    model = MNISTModel().to(device)\n"
+        "    optimizer, scheduler = make_recipe(name, model, epochs)\n"
+        "    x_eval, y_eval = test\n"
+        "    return fit(model, train=train, test=(x_eval, y_eval), epochs=epochs, optimizer=optimizer, device=device,\n"
+        "               batch_size=batch_size, seed=seed, scheduler=scheduler, progress=progress)\n",
     ]},
-    "first-epoch-reaching": {"values": [
+    "first-epoch-reaching": {"boundaries": [
+        # An index loop over every epoch, 1 to len inclusive; the answer a NumPy integer.
+        "import numpy as np\n"
+        "def first_epoch_reaching(history, target):\n"
+        "    hits = np.flatnonzero(np.asarray(history['test_acc'], dtype=np.float64) >= target)\n"
+        "    return hits[0] + 1 if hits.size else None\n",
+        # A loop over the epoch numbers 1 to len inclusive, falling off the end (None) when none reaches the target.
+        "def first_epoch_reaching(history, target):\n"
+        "    accs = history['test_acc']\n"
+        "    for epoch in range(1, len(accs) + 1):\n        if accs[epoch - 1] >= target:\n            return epoch\n",
+    ], "provenance": [
+        # The test accuracies taken by key first, then paired with their epoch numbers.
+        "def first_epoch_reaching(history, target):\n"
+        "    test_acc = history['test_acc']\n"
+        "    reached = [epoch for epoch, acc in zip(range(1, len(test_acc) + 1), test_acc) if acc >= target]\n"
+        "    return reached[0] if reached else None\n",
+    ], "values": [
         "def first_epoch_reaching(history, target):\n"
         "    return next((k + 1 for k, acc in enumerate(history['test_acc']) if acc >= target), None)\n",
         "def first_epoch_reaching(history, target):\n"

@@ -1,0 +1,73 @@
+"""``release``: regenerate the student copies in lessons/ from the sources in solutions/."""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from pathlib import Path
+
+from ..core import course, notebooks, settings
+from .nbgrader_run import nbgrader, write_config
+
+
+class ReleaseError(RuntimeError):
+    pass
+
+
+def tidy_sources(names: list[str]) -> list[Path]:
+    """Make each source notebook canonical (see notebooks.tidy); return those that changed."""
+    changed = []
+    for name in names:
+        path = course.solution_notebook(name)
+        if notebooks.write(notebooks.tidy(notebooks.read(path)), path):
+            changed.append(path)
+    return changed
+
+
+def copy_source(name: str, dest: Path) -> None:
+    shutil.copytree(course.SOLUTIONS / name, dest / name, ignore=shutil.ignore_patterns(*settings.IGNORED))
+
+
+def generate(names: list[str], into: Path) -> dict[str, list[Path]]:
+    """Run nbgrader generate_assignment for ``names`` and write the results under ``into``.
+
+    nbgrader works in a scratch folder (so no gradebook appears in the course), and files are only
+    rewritten when their content changes, so a second release leaves every byte as it was.
+    """
+    written: dict[str, list[Path]] = {}
+    with tempfile.TemporaryDirectory(prefix="release-") as tmp:
+        root = Path(tmp)
+        write_config(root)
+        for name in names:
+            copy_source(name, root / "source")
+            result = nbgrader(["generate_assignment", name, "--force", "--no-db"], root)
+            if result.returncode != 0:
+                raise ReleaseError(f"nbgrader could not release {name}:\n{result.output[-4000:]}")
+            out_dir = root / "release" / name
+            written[name] = []
+            for produced in sorted(out_dir.rglob("*")):
+                if produced.is_dir():
+                    continue
+                target = into / name / produced.relative_to(out_dir)
+                if produced.suffix == ".ipynb":
+                    changed = notebooks.write(notebooks.read(produced), target)
+                else:
+                    changed = not target.exists() or target.read_bytes() != produced.read_bytes()
+                    if changed:
+                        target.parent.mkdir(parents=True, exist_ok=True)
+                        shutil.copyfile(produced, target)
+                if changed:
+                    written[name].append(target)
+    return written
+
+
+def release(names: list[str] | None = None, into: Path | None = None, tidy: bool = True) -> dict[str, list[Path]]:
+    names = course.assignments(names)
+    if tidy:
+        for path in tidy_sources(names):
+            print(f"tidied {path.relative_to(course.ROOT)} (cell ids, outputs, metadata)")
+    written = generate(names, into or course.LESSONS)
+    for name in names:
+        files = written[name]
+        print(f"{name}: " + (", ".join(str(p.relative_to(p.parents[1])) for p in files) + " updated" if files else "unchanged"))
+    return written

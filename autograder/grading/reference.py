@@ -1,0 +1,146 @@
+"""The reference run: the course's own solution through the same hidden tests, in a box of its own.
+
+Its records are what every student's records are judged against (verdicts.py). It runs exactly as a
+submission does (compose, the executor, the sandbox), but on the solution notebook, so the box holds
+no student code. It must be sound, or grading stops before the first student: the solution runs to
+its end without an error, every test cell that runs on this runner sends records, and every record
+passes when judged against itself (a threshold the solution itself misses, a GRADER rule that fails on
+the solution's own values, are caught here).
+
+One run per assignment and runner, cached in the grader's private cache (``$AUTOGRADER_CACHE``,
+default ``~/.cache/autograder``; never inside a box) under a key made of everything that could change
+a record: the solution notebook, coursekit's sources, the grader's composing code, PyTorch's and
+Python's versions and the runner. A lock per key lets parallel graders (``--jobs``, shards on one
+machine, the test suite's workers) share one run.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import hashlib
+import json
+import os
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterator
+
+from ..core import course, notebooks, regions
+from . import compose, rules, runner, verdicts
+
+PROTOCOL = 1   # bump when the records' meaning changes in a way the sources below do not show
+_KEYED_SOURCES = [Path(__file__).with_name("compose.py"), Path(regions.__file__)]
+
+
+class ReferenceError(RuntimeError):
+    """The course's solution does not pass its own hidden tests: no student can be graded against it."""
+
+
+@dataclass
+class Reference:
+    assignment: str
+    records: list[dict]
+    rules: dict[str, dict[str, rules.Rule]] = field(default_factory=dict)   # cell -> its GRADER rules
+    seconds: float = 0.0
+    cached: bool = False
+
+    def checks(self) -> dict[str, verdicts.CellChecks]:
+        return verdicts.judge(self.records, self.records, self.rules)
+
+
+def cache_folder() -> Path:
+    root = os.environ.get("AUTOGRADER_CACHE") or os.path.join(os.environ.get("XDG_CACHE_HOME") or
+                                                             os.path.expanduser("~/.cache"), "autograder")
+    return Path(root) / "references"
+
+
+def key(assignment: str, runner_kind: str) -> str:
+    import torch
+
+    import coursekit
+
+    digest = hashlib.sha256(f"{PROTOCOL}|{runner_kind}|{torch.__version__}|{sys.version_info[:3]}|".encode())
+    digest.update(course.solution_notebook(assignment).read_bytes())
+    for path in sorted(Path(coursekit.__file__).parent.glob("*.py")) + _KEYED_SOURCES:
+        digest.update(path.name.encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()[:24]
+
+
+def grader_rules(assignment: str) -> dict[str, dict[str, rules.Rule]]:
+    """Each test cell's GRADER rules, from the source notebook (the course's code, compiled here): a block's rules
+    serve its cell and the test cells after it."""
+    cells = notebooks.test_cells(notebooks.read(course.solution_notebook(assignment)))
+    return rules.notebook_rules([(notebooks.grading(c)["grade_id"], regions.grader_code(c.source)) for c in cells], assignment)
+
+
+@contextlib.contextmanager
+def _locked(path: Path) -> Iterator[None]:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path.with_suffix(".lock"), "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
+
+
+def _unsound(assignment: str, plan: compose.Plan, run: runner.Run, runner_kind: str) -> str | None:
+    """Why a reference run cannot be used, or None."""
+    if run.failure:
+        return run.failure
+    report, nb = run.report, run.executed
+    if report.get("error"):
+        return f"the kernel could not start: {report['error']}"
+    if report.get("stopped"):
+        return f"the run stopped early ({report['stopped']})"
+    for index, cell in enumerate(nb.cells):
+        error = notebooks.first_error(cell)
+        if cell.cell_type == "code" and error:
+            name = notebooks.grading(cell).get("grade_id") or f"code cell {index + 1}"
+            return f"{name} raised {error[0]}: {error[1][:300]}"
+    sent = {r["cell"] for r in verdicts.records_of(report.get("channel", []))}
+    silent = [s.grade_id for s in plan.tests if (runner_kind == "gpu" or not s.gpu) and s.grade_id not in sent]
+    if silent:
+        return f"test cells sent no records: {', '.join(silent)} (each hidden region must call coursekit.hidden)"
+    return None
+
+
+def _compute(assignment: str, box: runner.Box, scratch: Path) -> list[dict]:
+    solution = course.solution_notebook(assignment)
+    plan = compose.build(notebooks.read(solution), assignment)
+    private = scratch / "reference" / assignment
+    run = runner.run(box, private, scratch, plan.nb, {solution.name: solution.read_bytes()})
+    why = _unsound(assignment, plan, run, box.runner)
+    if why:
+        raise ReferenceError(f"the reference run of {assignment} (the course's own solution) failed: {why}. "
+                             f"Fix the solution or its hidden tests (python -m autograder variants {assignment} "
+                             f"shows more); the executor's files are in {private}")
+    return verdicts.records_of(run.report.get("channel", []))
+
+
+def load(assignment: str, box: runner.Box, scratch: Path) -> Reference:
+    """The reference for ``assignment`` on ``box``'s runner: from the cache, or run now (and cached)."""
+    path = cache_folder() / f"{assignment}-{box.runner}-{key(assignment, box.runner)}.json"
+    grader = grader_rules(assignment)
+    with _locked(path):
+        if path.is_file():
+            try:
+                stored = json.loads(path.read_text(encoding="utf-8"))
+                return Reference(assignment, stored["records"], grader, stored.get("seconds", 0.0), cached=True)
+            except (ValueError, KeyError):
+                path.unlink()   # a damaged cache entry is run again
+        start = time.monotonic()
+        records = _compute(assignment, box, scratch)
+        reference = Reference(assignment, records, grader, time.monotonic() - start)
+        failing = [(cell, c) for cell, judged in reference.checks().items() for c in judged.checks if not c.passed]
+        if failing:
+            cell, check = failing[0]
+            raise ReferenceError(f"the course's solution of {assignment} fails its own hidden check {cell} / {check.name}: "
+                                 f"{check.message}")
+        partial = path.with_suffix(f".part{os.getpid()}")
+        partial.write_text(json.dumps({"assignment": assignment, "records": records, "seconds": reference.seconds}),
+                           encoding="utf-8")
+        partial.replace(path)
+        return reference

@@ -1,0 +1,128 @@
+"""What grading produces: result types, the two CSV files, and the summary an instructor reads."""
+
+from __future__ import annotations
+
+import csv
+import statistics
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..core.settings import GRADED, NEEDS_GPU, NOT_SUBMITTED, PASSED
+
+GRADES_COLUMNS = ["student", "assignment", "score", "max_score", "gpu_points_not_run", "status", "reason", "flags",
+                  "sandbox", "seconds"]
+CELLS_COLUMNS = ["student", "assignment", "cell", "score", "max_score", "status"]
+TIMING_COLUMNS = ("seconds",)
+# A spreadsheet runs a cell that starts with one of these as a formula (CSV injection).
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+@dataclass
+class CellResult:
+    cell: str
+    score: float
+    max_score: float
+    status: str
+
+
+@dataclass
+class SubmissionResult:
+    student: str
+    assignment: str
+    status: str  # one of settings.SUBMISSION_STATUSES
+    reason: str = ""
+    seconds: float = 0.0
+    cells: list[CellResult] = field(default_factory=list)
+    flags: list[str] = field(default_factory=list)  # for the instructor to look at
+    sandbox: str = ""  # how the kernel was isolated ("bubblewrap", or why not)
+
+    @property
+    def score(self) -> float:
+        return sum(c.score for c in self.cells if c.status != NEEDS_GPU)
+
+    @property
+    def max_score(self) -> float:
+        return sum(c.max_score for c in self.cells if c.status != NEEDS_GPU)
+
+    @property
+    def gpu_points(self) -> float:
+        """Points of GPU-only tests that this runner could not run."""
+        return sum(c.max_score for c in self.cells if c.status == NEEDS_GPU)
+
+
+def safe_field(value: object) -> str:
+    """A CSV field a spreadsheet shows as text: one that would start a formula gets a leading quote."""
+    text = str(value)
+    return "'" + text if text.startswith(_FORMULA_START) else text
+
+
+def _number(value: float) -> str:
+    return f"{value:g}"
+
+
+def grades_row(r: SubmissionResult) -> list[str]:
+    return [safe_field(r.student), safe_field(r.assignment), _number(r.score), _number(r.max_score),
+            _number(r.gpu_points), r.status, safe_field(r.reason), safe_field(" | ".join(r.flags)),
+            safe_field(r.sandbox), f"{r.seconds:.1f}"]
+
+
+def cells_rows(r: SubmissionResult) -> list[list[str]]:
+    return [[safe_field(r.student), safe_field(r.assignment), safe_field(c.cell), _number(c.score),
+             _number(c.max_score), c.status] for c in r.cells]
+
+
+def write_csvs(results: list[SubmissionResult], out: Path) -> None:
+    out.mkdir(parents=True, exist_ok=True)
+    with open(out / "grades.csv", "w", newline="", encoding="utf-8") as f:
+        writer = csv.writer(f)
+        writer.writerow(GRADES_COLUMNS)
+        writer.writerows(grades_row(r) for r in results)
+    with open(out / "cells.csv", "w", newline="", encoding="utf-8") as f:
+        writer = csv.writer(f)
+        writer.writerow(CELLS_COLUMNS)
+        for r in results:
+            writer.writerows(cells_rows(r))
+
+
+def _histogram(scores: list[float], top: float, bins: int = 5) -> str:
+    """Counts of scores in ``bins`` equal ranges of [0, top], as '0-2: 3  2-4: 0 ...'."""
+    if top <= 0:
+        return ""
+    counts = [0] * bins
+    for score in scores:
+        counts[min(bins - 1, int(score / top * bins))] += 1
+    edges = [top * k / bins for k in range(bins + 1)]
+    return "  ".join(f"{edges[k]:g}-{edges[k + 1]:g}: {counts[k]}" for k in range(bins))
+
+
+def summarize(results: list[SubmissionResult], seconds: float, note: str = "") -> str:
+    lines = [f"Graded {len({r.student for r in results})} student(s), {len(results)} submission(s) in {seconds:.0f} s."]
+    for assignment in sorted({r.assignment for r in results}):
+        rows = [r for r in results if r.assignment == assignment]
+        scores = [r.score for r in rows]
+        lines.append(f"  {assignment} (max {rows[0].max_score:g}): min {min(scores):g}, median {statistics.median(scores):g}, "
+                     f"max {max(scores):g}; distribution {_histogram(scores, rows[0].max_score)}")
+    gpu = sum(r.gpu_points for r in results)
+    if gpu:
+        lines.append(f"  {gpu:g} points of GPU-only tests were not run: grade again with --runner gpu on a GPU machine")
+    for r in results:
+        if r.status not in (GRADED, NOT_SUBMITTED) or r.reason:
+            lines.append(f"  ! {r.student} / {r.assignment}: {r.status}: {r.reason}")
+        for flag in r.flags:
+            lines.append(f"  ? {r.student} / {r.assignment}: {flag}")
+    timed = [r for r in results if r.seconds]
+    if timed:
+        lines.append("  wall time per submission: " + ", ".join(f"{r.student}/{r.assignment} {r.seconds:.1f} s" for r in timed))
+    if note:
+        lines.append(f"  note: {note}")
+    return "\n".join(lines)
+
+
+def sandbox_note(results: list[SubmissionResult]) -> str:
+    """The summary's note when submissions ran without the sandbox (from each row's ``sandbox``), else ''."""
+    labels = sorted({r.sandbox for r in results if r.sandbox != "bubblewrap"})
+    return f"submissions ran WITHOUT a sandbox ({'; '.join(labels)})" if labels else ""
+
+
+def all_passed(result: SubmissionResult) -> bool:
+    return all(c.status in (PASSED, NEEDS_GPU) for c in result.cells)

@@ -2,7 +2,8 @@
 #   make course   installs (first time only) and opens JupyterLab on the lessons (student set-up)
 #   make test     installs (first time only) and runs the whole test suite
 # Other targets: test-fast (the edit loop: unit tests, release sync, leaks; a few minutes), instructor
-# (JupyterLab at the course root, nbgrader's instructor tools), release, check NB=path,
+# (JupyterLab at the course root, nbgrader's instructor tools), nbgrader ARGS="..." (nbgrader's commands on
+# the instructor's course), release, check NB=path,
 # grade SUBMISSIONS=dir, variants, gpu-check, bench, clean. One lesson alone: make test PYTEST_ARGS="-m 08_mnist_mlp".
 
 PYTHON ?= python3
@@ -25,7 +26,7 @@ PYTEST_ARGS ?=
 # The fast tier leaves out what executes notebooks, grades, drives a browser or starts Slurm.
 FAST := -m "not slow and not browser and not slurm and not gpu"
 
-.PHONY: install course instructor test test-fast release check grade variants gpu-check bench clean
+.PHONY: install course instructor nbgrader test test-fast release check grade variants gpu-check bench clean
 
 install: $(STAMP)
 
@@ -43,6 +44,12 @@ course: install
 
 instructor: install
 	$(PY) -m courselab instructor $(LAB_ARGS)
+
+# nbgrader's own commands on the instructor's course (the gradebook, exchange and course id of
+# jupyter/instructor, as in make instructor): make nbgrader ARGS="collect 01_tensors"
+ARGS ?= --help
+nbgrader: install
+	JUPYTER_CONFIG_PATH=$(abspath jupyter/instructor) $(PY) -m nbgrader $(ARGS)
 
 # Every solution notebook is executed once, by the grading tests (a complete submission must run
 # top to bottom with full marks), not a second time by nbval. Two workers (pytest-xdist) on this

@@ -31,7 +31,15 @@ def build_parser() -> argparse.ArgumentParser:
                    help="gpu runs GPU-only tests; cpu reports them as not run; auto picks by torch.cuda.is_available()")
     p.add_argument("--shard", type=shards.parse_shard, metavar="K/N",
                    help="grade only shard K (0..N-1) of N, balanced by measured time; put the shards together with merge")
+    add_gradebook_options(p)
     add_grading_options(p)
+
+    p = sub.add_parser("gradebook", help="record a finished grading (grade or merge --out folder) in the nbgrader gradebook")
+    p.add_argument("graded", type=Path, metavar="OUT", help="the --out folder of grade or merge (grades.csv, cells.csv, feedback/)")
+    p.add_argument("--submissions", type=Path, required=True,
+                   help="the submissions it graded (for their timestamps and the copies Formgrader shows)")
+    p.add_argument("--course", type=Path, default=Path("."),
+                   help="the nbgrader course folder whose nbgrader_config.py names the gradebook (default: here)")
 
     p = sub.add_parser("merge", help="put the shards of one class (grade --shard K/N) together, as one grade would have")
     p.add_argument("folders", nargs="+", type=Path, metavar="OUT_K", help="each shard's --out folder")
@@ -80,6 +88,16 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def add_gradebook_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--student", action="append", dest="students",
+                   help="grade only this student (repeatable); other rows of the gradebook are left as they are")
+    p.add_argument("--gradebook", action="store_true",
+                   help="then record the scores in the nbgrader gradebook of --course, with the copies Formgrader shows "
+                        "and the feedback pages for nbgrader release_feedback")
+    p.add_argument("--course", type=Path, default=Path("."),
+                   help="the nbgrader course folder whose nbgrader_config.py names the gradebook (default: here)")
+
+
 def add_grading_options(p: argparse.ArgumentParser) -> None:
     """How each submission is graded: the same options for grade and for every shard of slurm and kubernetes."""
     defaults = Limits()
@@ -121,12 +139,29 @@ def main(argv: list[str] | None = None) -> int:
         return max([report(name) for name in names] + [0])
     if args.command in ("merge", "slurm", "kubernetes", "k8s"):
         return _cluster_command(args)
+    if args.command == "gradebook":
+        from .classroom import gradebook, nbgrader_course
+        from .grading.results import read_csvs
+
+        nbc = nbgrader_course.load(args.course)
+        print(gradebook.record(read_csvs(args.graded), args.submissions, nbc, args.graded / "feedback").summary(nbc))
+        return 0
     from .scale.grade import grade
 
+    nbc = None
+    if args.gradebook:  # read before grading, so that a course without an id stops before the first student
+        from .classroom import nbgrader_course
+
+        nbc = nbgrader_course.load(args.course)
     limits = Limits(wall_s=args.timeout, cell_s=args.cell_timeout, memory_mb=args.memory_mb, file_mb=args.file_mb,
                     tmp_mb=args.tmp_mb, processes=args.processes, threads=args.threads, network=args.allow_network)
     results = grade(args.submissions, args.out, names=args.names, workdir=args.workdir, limits=limits,
-                    jobs=args.jobs, runner=args.runner, unsafe_no_sandbox=args.unsafe_no_sandbox, shard=args.shard)
+                    jobs=args.jobs, runner=args.runner, unsafe_no_sandbox=args.unsafe_no_sandbox, shard=args.shard,
+                    students=args.students)
+    if nbc is not None:
+        from .classroom import gradebook
+
+        print(gradebook.record(results, args.submissions, nbc, args.out / "feedback").summary(nbc))
     return 0 if all(r.status in (GRADED, NOT_SUBMITTED) for r in results) else 3
 
 

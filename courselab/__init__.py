@@ -7,8 +7,10 @@ Jupyter's config search path with ``JUPYTER_CONFIG_PATH`` (see ``jupyter/README.
 
 - student: nbgrader's Validate button only (no Create Assignment, Formgrader, Assignment or Course List),
   no news or update pop-ups;
-- instructor: Create Assignment and Formgrader on this course (gradebook under the git-ignored
-  ``.instructor/``), no exchange-based panels, and solution notebooks tidied on every save.
+- instructor: Create Assignment and Formgrader on this course (gradebook and a local exchange under the
+  git-ignored ``.instructor/``), and solution notebooks tidied on every save;
+- hub: a student on a shared server (JupyterHub): the Assignment List (fetch, validate, submit, fetch feedback)
+  on the exchange and course id of ``jupyter/hub/nbgrader_config.py``; no instructor tools.
 
 Both set-ups serve Validate from :mod:`courselab.validate` (in a child process, so that a long validation
 never blocks the server), and neither hands a plotting backend to the notebook kernels: a kernel that
@@ -25,9 +27,10 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 SETTINGS = ROOT / "jupyter"
-ROLES = ("student", "instructor")
-# Where each set-up opens: the student copies, or the whole course (solutions, lessons, nbgrader_config.py).
-ROOT_DIRS = {"student": ROOT / "lessons", "instructor": ROOT}
+ROLES = ("student", "instructor", "hub")
+# Where each set-up opens: the student copies, the whole course (solutions, lessons, nbgrader_config.py), or, for
+# a student on a shared server, the folder it is started from (their home: the Assignment List fetches there).
+ROOT_DIRS = {"student": ROOT / "lessons", "instructor": ROOT, "hub": None}
 # Work files of the instructor set-up (formgrader's gradebook); git-ignored.
 INSTRUCTOR_WORK = ROOT / ".instructor"
 # The offline data folders the Makefile also uses, when they sit beside the repository.
@@ -66,20 +69,22 @@ def server_environment(role: str = "student", base: dict[str, str] | None = None
     return env
 
 
-def lab_arguments(role: str, extra: list[str]) -> list[str]:
-    """``jupyter lab`` options for ``role``; options in ``extra`` come last, so they win."""
+def lab_arguments(role: str, extra: list[str], here: Path | None = None) -> list[str]:
+    """``jupyter lab`` options for ``role`` (``here``: where the command was started); options in ``extra`` come
+    last, so they win."""
     args = []
     if not any("root_dir" in a or "notebook_dir" in a or "notebook-dir" in a for a in extra):
-        args.append(f"--ServerApp.root_dir={ROOT_DIRS[role]}")
+        args.append(f"--ServerApp.root_dir={ROOT_DIRS[role] or here or Path.cwd()}")
     if hasattr(os, "geteuid") and os.geteuid() == 0 and "--allow-root" not in extra:
         args.append("--allow-root")  # containers and CI machines run as root; JupyterLab refuses without this
     return args + list(extra)
 
 
-_USAGE = """usage: python -m courselab [student|instructor] [jupyter lab options...]
+_USAGE = """usage: python -m courselab [student|instructor|hub] [jupyter lab options...]
 
 Starts JupyterLab with the course's settings: `student` (the default) on lessons/,
-`instructor` at the repository root. Other options go to `jupyter lab` unchanged
+`instructor` at the repository root, `hub` (a student on a shared server, with the
+Assignment List) in the current folder. Other options go to `jupyter lab` unchanged
 (for example --no-browser, --port=8890)."""
 
 
@@ -99,11 +104,12 @@ def main(argv: list[str] | None = None) -> int:
     os.environ.update(env)
     if role == "instructor":
         INSTRUCTOR_WORK.mkdir(exist_ok=True)
+    here = Path.cwd()
     # Validate reads the course's nbgrader_config.py (per-cell time limit) from the working directory.
     os.chdir(ROOT)
     from jupyterlab.labapp import LabApp
 
-    LabApp.launch_instance(argv=lab_arguments(role, argv))
+    LabApp.launch_instance(argv=lab_arguments(role, argv, here))
     return 0
 
 

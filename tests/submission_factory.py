@@ -11,6 +11,11 @@ def without_solution_markers(source: str) -> str:
     return "\n".join(line for line in source.splitlines() if "BEGIN SOLUTION" not in line and "END SOLUTION" not in line)
 
 
+def _answered(cell) -> bool:
+    """A cell the student writes in: an exercise, or a written answer."""
+    return notebooks.is_solution_cell(cell) or notebooks.is_manual_cell(cell)
+
+
 def student_copy(name: str, leave_stub: str | None = None, replace: dict[str, str] | None = None,
                  drop: tuple[str, ...] = (), insert_before: dict[str, str] | None = None) -> nbformat.NotebookNode:
     """The released lesson with the solutions typed in, as a student would hand it in.
@@ -19,7 +24,7 @@ def student_copy(name: str, leave_stub: str | None = None, replace: dict[str, st
     ``drop`` deletes cells; ``insert_before`` adds a plain code cell before the named cell.
     """
     answers = {notebooks.grading(c)["grade_id"]: without_solution_markers(c.source)
-               for c in notebooks.read(course.solution_notebook(name)).cells if notebooks.is_solution_cell(c)}
+               for c in notebooks.read(course.solution_notebook(name)).cells if _answered(c)}
     nb = notebooks.read(course.lesson_notebook(name))
     cells = []
     for cell in nb.cells:
@@ -28,7 +33,7 @@ def student_copy(name: str, leave_stub: str | None = None, replace: dict[str, st
             continue
         if gid in (insert_before or {}):
             cells.append(nbformat.v4.new_code_cell(insert_before[gid]))
-        if notebooks.is_solution_cell(cell) and gid != leave_stub:
+        if _answered(cell) and gid != leave_stub:
             cell.source = answers[gid]
         if gid in (replace or {}):
             cell.source = replace[gid]

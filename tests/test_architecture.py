@@ -1,7 +1,8 @@
 """The autograder's rooms, and the rules of the house (docs/architecture.md walks through them).
 
 - ``core`` (facts every room shares), ``grading`` (one submission, from intake to feedback), ``scale``
-  (a class: grade over a folder, shards, merge, clusters), ``authoring`` (release, check, variants,
+  (a class: grade over a folder, shards, merge, clusters), ``classroom`` (the nbgrader course around the
+  grader: gradebook, Formgrader's copies, feedback for release_feedback), ``authoring`` (release, check, variants,
   promises), then the command line on top. A module imports only from its own room and the rooms below,
   function-level imports included; within a room, no import goes round in a circle.
 - What runs in the student's kernel (the guard, coursekit) never imports the grader.
@@ -18,7 +19,7 @@ import pytest
 from autograder.core import course
 
 PACKAGE = course.ROOT / "autograder"
-ROOMS = ["core", "grading", "scale", "authoring"]          # bottom first
+ROOMS = ["core", "grading", "scale", "classroom", "authoring"]          # bottom first
 TOP = {"cli", "__main__", "__init__"}
 EXPECTED = {
     "core": {"settings", "course", "notebooks", "regions", "processes"},
@@ -26,6 +27,7 @@ EXPECTED = {
                 "verdicts", "integrity", "scoring", "feedback", "results", "submission"},
     "scale": {"grade", "timings", "progress", "shards", "shard_results", "merge", "cluster", "estimate", "slurm",
               "kubernetes"},
+    "classroom": {"nbgrader_course", "gradebook"},
     "authoring": {"nbgrader_run", "release", "check", "variants", "promises"},
 }
 

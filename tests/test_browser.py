@@ -15,7 +15,9 @@ Chromium, driven by Playwright, works through it:
 - a wrong answer typed into lesson 01: the check shows its message and hint first, then one line;
 - the instructor set-up (`make instructor`, on a fresh copy of the course): a solution notebook run and
   saved in JupyterLab keeps its tidy file; Formgrader lists the course's assignments with no warning and
-  keeps its gradebook in ``.instructor/``.
+  keeps its gradebook in ``.instructor/``; after ``grade --gradebook``, Formgrader lists a student's automatic
+  score, the instructor opens the submission, gives its written answer points and a comment, and the total
+  changes (screenshots 07 to 10).
 
 Problems this would have caught: figures drawn to nowhere (a kernel inheriting ``MPLBACKEND=Agg``),
 a GPU-only check stopping *Run All* on a CPU, tracebacks instead of short messages, nbgrader's
@@ -611,3 +613,79 @@ def test_reading_a_saved_notebook_waits_out_a_save_in_progress(tmp_path):
     path.write_text("", encoding="utf-8")  # a save that never ends is still an error, after the wait
     with pytest.raises(ValueError):
         _read_whole(path, timeout_s=0.5)
+
+
+def _written_answer(name: str) -> tuple[str, float]:
+    cell = next(c for c in notebooks.read(course.solution_notebook(name)).cells if notebooks.is_manual_cell(c))
+    return notebooks.grading(cell)["grade_id"], float(notebooks.grading(cell)["points"])
+
+
+def _formgrader_page_shows(page, lab, path: str, text: str, screenshot: str) -> None:
+    """Open one of Formgrader's own pages and wait until it shows ``text`` (it fills its tables by script)."""
+    page.goto(f"{lab['base']}{path}?token={lab['token']}")
+    try:
+        page.wait_for_function("(s) => document.body.innerText.includes(s)", arg=text, timeout=60_000)
+    finally:
+        page.screenshot(path=str(ARTIFACTS / screenshot))
+    assert text in page.inner_text("body")
+
+
+def test_instructor_grades_a_written_answer_in_formgrader_and_the_total_changes(page, instructor_lab):
+    """After `grade --gradebook`, Formgrader lists the student's automatic score; the instructor opens the
+    submission, gives the written answer points and a comment, and the total moves by those points."""
+    from nbgrader.api import Gradebook
+
+    lab, root = instructor_lab, instructor_lab["root"]
+    name, student = UNTOUCHED, "alice"
+    cell, points = _written_answer(name)
+    handed_in = student_copy(name, replace={cell: "One decision at the top keeps every tensor on one device."})
+    notebooks.write(handed_in, root / "submitted" / student / name / f"{name}.ipynb")
+    command = [sys.executable, "-m", "autograder", "grade", "submitted", "--assignment", name, "--runner", "cpu",
+               "--gradebook", "--out", "graded"]
+    from autograder.grading.sandbox import unavailable_reason
+
+    if unavailable_reason() is not None:
+        command.append("--unsafe-no-sandbox")
+    # the grader of this checkout (its sandbox knows this venv), on the copy's instructor course, as make nbgrader sets it
+    # (PYTHONSAFEPATH: not the copy's packages from the working folder)
+    env = {**os.environ, "JUPYTER_CONFIG_PATH": str(root / "jupyter" / "instructor"), "PYTHONSAFEPATH": "1"}
+    done = subprocess.run(command, cwd=root, env=env, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    db = f"sqlite:///{root / '.instructor' / 'gradebook.db'}"
+    with Gradebook(db, "pytorch-course") as gb:
+        submission = gb.find_submission_notebook(name, name, student)
+        automatic, full, submission_id = submission.score, submission.max_score, submission.id
+    assert automatic == full - points, "the automatic points are all there, the written answer waits"
+
+    _open(page, lab)  # JupyterLab logs the browser in (a cookie), which Formgrader's own requests then carry
+    # 1. Formgrader's list of submissions of the notebook: the automatic score.
+    _formgrader_page_shows(page, lab, f"/formgrader/gradebook/{name}/{name}", f"{automatic:g} / {full:g}",
+                           "07-formgrader-automatic-score.png")
+    # 2. The submission: the student's written answer with a score box.
+    page.goto(f"{lab['base']}/formgrader/submissions/{submission_id}/?token={lab['token']}")
+    score_box = page.locator(f"input.score#{cell}")
+    score_box.wait_for(timeout=60_000)
+    assert page.get_by_text("One decision at the top").count(), "the written answer is on the page"
+    page.screenshot(path=str(ARTIFACTS / "08-formgrader-submission.png"))
+    # 3. Points and a comment, saved as Formgrader saves them (on leaving the box).
+    score_box.fill(f"{points:g}")
+    score_box.press("Tab")
+    comment = page.locator(f"textarea#{cell}-comment")
+    comment.fill("Right, and well put.")
+    comment.press("Tab")
+    deadline = time.monotonic() + 30
+    while True:
+        with Gradebook(db, "pytorch-course") as gb:
+            grade = gb.find_grade(cell, name, name, student)
+            saved = (grade.manual_score, gb.find_comment(cell, name, name, student).manual_comment)
+            total = gb.find_submission_notebook(name, name, student).score
+        if saved == (points, "Right, and well put."):
+            break
+        assert time.monotonic() < deadline, f"Formgrader did not save the score and comment: {saved}"
+        time.sleep(0.5)
+    score_box.scroll_into_view_if_needed()
+    page.screenshot(path=str(ARTIFACTS / "09-formgrader-written-answer-graded.png"))
+    assert total == automatic + points
+    # 4. The list again: the total has changed.
+    _formgrader_page_shows(page, lab, f"/formgrader/gradebook/{name}/{name}", f"{total:g} / {full:g}",
+                           "10-formgrader-total-changed.png")

@@ -21,7 +21,7 @@ from autograder.core import course, notebooks, regions
 from autograder.grading import compose
 from autograder.scale.grade import grade, job_folder
 from autograder.grading.sandbox import unavailable_reason
-from autograder.core.settings import GRADED, NEEDS_GPU
+from autograder.core.settings import GRADED, NEEDS_GPU, NEEDS_MANUAL
 from submission_factory import student_copy
 
 pytestmark = pytest.mark.slow
@@ -106,8 +106,8 @@ def test_complete_submission_gets_full_marks_and_no_flag(graded, name):
     result = results[("complete", name)]
     assert result.status == GRADED and not result.reason, result.reason
     assert not result.flags, f"{name}: a correct submission was flagged: {result.flags}"
-    gpu = {c.cell for c in result.cells if c.status == NEEDS_GPU}
-    lost = {cell: s for cell, s in cells[("complete", name)].items() if s[0] != s[1] and cell not in gpu}
+    not_here = {c.cell for c in result.cells if c.status in (NEEDS_GPU, NEEDS_MANUAL)}
+    lost = {cell: s for cell, s in cells[("complete", name)].items() if s[0] != s[1] and cell not in not_here}
     assert not lost, f"{name}: a correct submission lost points on {lost}"
 
 
@@ -132,7 +132,11 @@ def test_blank_lesson_gets_zero_everywhere_and_finishes_cleanly(graded, name):
     assert not results[("blank", name)].flags, results[("blank", name)].flags
     scored = {cell: s for cell, s in cells[("blank", name)].items() if s[0] != 0}
     assert not scored, f"{name}: an untouched lesson scored on {scored}"
-    assert len(cells[("blank", name)]) == len(list(notebooks.test_cells(notebooks.read(course.solution_notebook(name)))))
+    source = notebooks.read(course.solution_notebook(name))
+    graded_cells = [c for c in source.cells if notebooks.is_test_cell(c) or notebooks.is_manual_cell(c)]
+    assert len(cells[("blank", name)]) == len(graded_cells)
+    written = {c.cell for c in results[("blank", name)].cells if c.status == NEEDS_MANUAL}
+    assert written == {notebooks.grading(c)["grade_id"] for c in graded_cells if notebooks.is_manual_cell(c)}
 
 
 @pytest.mark.parametrize("name", ONE_WRONG)

@@ -93,8 +93,17 @@ def is_test_cell(cell: NotebookNode) -> bool:
     return cell.cell_type == "code" and bool(meta.get("grade")) and not meta.get("solution")
 
 
+def is_manual_cell(cell: NotebookNode) -> bool:
+    """A manually graded answer (nbgrader's grade + solution cell, a written answer here): scored by a person."""
+    meta = grading(cell)
+    return bool(meta.get("grade")) and bool(meta.get("solution"))
+
+
 def is_solution_cell(cell: NotebookNode) -> bool:
-    return bool(grading(cell).get("solution"))
+    """An exercise: an answer cell (nbgrader's "Autograded answer") that the test cells after it check.
+    A written answer (:func:`is_manual_cell`) is not one: a person grades it."""
+    meta = grading(cell)
+    return bool(meta.get("solution")) and not meta.get("grade")
 
 
 def is_gpu_test_cell(cell: NotebookNode) -> bool:

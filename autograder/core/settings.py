@@ -34,6 +34,9 @@ FAILED = "failed"
 PARTIAL = "values passed, observations failed"   # the cell's observed share withheld (see OBSERVED_SHARE)
 NOT_RUN = "not run"                  # the run ended before this cell
 NEEDS_GPU = "needs a GPU runner"     # a GPU-only test on a CPU runner: reported, never scored
+NEEDS_MANUAL = "needs manual grading"  # a written answer: the instructor scores it in Formgrader, never the grader
+# Cells whose points are not the autograder's to give on this run: left out of score and max_score.
+NOT_SCORED_HERE = (NEEDS_GPU, NEEDS_MANUAL)
 
 # A test cell's points are decided by the records its hidden tests send (coursekit/hidden.py), judged outside
 # the box. Values (what the student's code returned) decide the cell; observations (what an instrument inside

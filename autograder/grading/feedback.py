@@ -61,6 +61,11 @@ _STOPPED_BY = {
 }
 
 
+# Under a written answer: the grader gives it no points; the instructor does, in Formgrader.
+WRITTEN_NOTE = ("*Written answer, {points:g} point(s): your instructor grades it by hand. Its points are not in the "
+                "score above until then.*")
+
+
 def strip_hidden(source: str) -> tuple[str, bool]:
     """Source without its hidden-test regions (marker lines included), and whether any was cut."""
     return regions.visible(source)
@@ -212,7 +217,12 @@ def page_notebook(nb, plan: Plan, result: SubmissionResult, checks: dict[str, Ce
             meta["score"], meta["points"] = scored.score, scored.max_score
         elif index > first_test and cell.cell_type == "code":
             cell.outputs = []
+        written = scores.get(notebooks.grading(cell).get("grade_id")) if notebooks.is_manual_cell(cell) else None
+        if written is not None:
+            notebooks.grading(cell)["grade"] = False  # the page scores it in words below, not with a score box
         cells.append(cell)
+        if written is not None:
+            cells.append(nbformat.v4.new_markdown_cell(WRITTEN_NOTE.format(points=written.max_score)))
         if index == first_test:
             cells.append(nbformat.v4.new_markdown_cell(OUTPUTS_STOP))
     nb.cells = cells

@@ -28,12 +28,22 @@ class Refusal:
     reason: str
 
 
-def discover(submissions: Path, names: list[str] | None) -> tuple[list[str], list[str]]:
-    """(students, assignments) found under ``submissions``: every folder is a student, hidden ones included."""
+def discover(submissions: Path, names: list[str] | None,
+             wanted: list[str] | None = None) -> tuple[list[str], list[str]]:
+    """(students, assignments) found under ``submissions``: every folder is a student, hidden ones included
+    (``wanted`` picks some of them; a name that has no folder is an error that says so).
+
+    nbgrader's ``collect`` lays ``submitted/`` out the same way (with the latest submission of each student and
+    its ``timestamp.txt``), so the instructor's ``submitted/`` folder is graded as it is."""
     if not submissions.is_dir():
         raise SystemExit(f"{submissions} is not a folder; expected SUBMISSIONS/<student>/<assignment>/<assignment>.ipynb")
     students = sorted(entry.name for entry in os.scandir(submissions)
                       if entry.is_dir(follow_symlinks=False) or entry.is_symlink())
+    if wanted:
+        unknown = sorted(set(wanted) - set(students))
+        if unknown:
+            raise SystemExit(f"no folder for student(s) {', '.join(unknown)} in {submissions}")
+        students = sorted(set(wanted))
     known = course.assignments(names)
     if names:
         return students, known

@@ -7,9 +7,10 @@ import statistics
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..core.settings import GRADED, NEEDS_GPU, NOT_SUBMITTED, PASSED
+from ..core.settings import GRADED, NEEDS_GPU, NEEDS_MANUAL, NOT_SCORED_HERE, NOT_SUBMITTED, PASSED
 
-GRADES_COLUMNS = ["student", "assignment", "score", "max_score", "gpu_points_not_run", "status", "reason", "flags",
+GRADES_COLUMNS = ["student", "assignment", "score", "max_score", "gpu_points_not_run", "manual_points",
+                 "status", "reason", "flags",
                   "sandbox", "seconds"]
 CELLS_COLUMNS = ["student", "assignment", "cell", "score", "max_score", "status"]
 TIMING_COLUMNS = ("seconds",)
@@ -38,16 +39,21 @@ class SubmissionResult:
 
     @property
     def score(self) -> float:
-        return sum(c.score for c in self.cells if c.status != NEEDS_GPU)
+        return sum(c.score for c in self.cells if c.status not in NOT_SCORED_HERE)
 
     @property
     def max_score(self) -> float:
-        return sum(c.max_score for c in self.cells if c.status != NEEDS_GPU)
+        return sum(c.max_score for c in self.cells if c.status not in NOT_SCORED_HERE)
 
     @property
     def gpu_points(self) -> float:
         """Points of GPU-only tests that this runner could not run."""
         return sum(c.max_score for c in self.cells if c.status == NEEDS_GPU)
+
+    @property
+    def manual_points(self) -> float:
+        """Points of written answers, for the instructor to give in Formgrader."""
+        return sum(c.max_score for c in self.cells if c.status == NEEDS_MANUAL)
 
 
 def safe_field(value: object) -> str:
@@ -62,7 +68,7 @@ def _number(value: float) -> str:
 
 def grades_row(r: SubmissionResult) -> list[str]:
     return [safe_field(r.student), safe_field(r.assignment), _number(r.score), _number(r.max_score),
-            _number(r.gpu_points), r.status, safe_field(r.reason), safe_field(" | ".join(r.flags)),
+            _number(r.gpu_points), _number(r.manual_points), r.status, safe_field(r.reason), safe_field(" | ".join(r.flags)),
             safe_field(r.sandbox), f"{r.seconds:.1f}"]
 
 
@@ -82,6 +88,32 @@ def write_csvs(results: list[SubmissionResult], out: Path) -> None:
         writer.writerow(CELLS_COLUMNS)
         for r in results:
             writer.writerows(cells_rows(r))
+
+
+def _unquote(text: str) -> str:
+    """A field as it was before ``safe_field``."""
+    return text[1:] if text.startswith("'") and text[1:].startswith(_FORMULA_START) else text
+
+
+def read_csvs(out: Path) -> list[SubmissionResult]:
+    """The results a grading (or a merge) wrote to ``out``, read back from grades.csv and cells.csv."""
+    try:
+        with open(out / "grades.csv", newline="", encoding="utf-8") as f:
+            rows = list(csv.DictReader(f))
+        with open(out / "cells.csv", newline="", encoding="utf-8") as f:
+            cell_rows = list(csv.DictReader(f))
+    except FileNotFoundError as missing:
+        raise SystemExit(f"{missing.filename} is missing: give the --out folder of a finished grade or merge") from None
+    results = {}
+    for row in rows:
+        result = SubmissionResult(_unquote(row["student"]), _unquote(row["assignment"]), row["status"],
+                                  _unquote(row["reason"]), float(row["seconds"] or 0),
+                                  flags=[f for f in _unquote(row["flags"]).split(" | ") if f], sandbox=_unquote(row["sandbox"]))
+        results[result.student, result.assignment] = result
+    for row in cell_rows:
+        key = (_unquote(row["student"]), _unquote(row["assignment"]))
+        results[key].cells.append(CellResult(_unquote(row["cell"]), float(row["score"]), float(row["max_score"]), row["status"]))
+    return list(results.values())
 
 
 def _histogram(scores: list[float], top: float, bins: int = 5) -> str:
@@ -105,6 +137,9 @@ def summarize(results: list[SubmissionResult], seconds: float, note: str = "") -
     gpu = sum(r.gpu_points for r in results)
     if gpu:
         lines.append(f"  {gpu:g} points of GPU-only tests were not run: grade again with --runner gpu on a GPU machine")
+    manual = sum(r.manual_points for r in results if r.status != NOT_SUBMITTED)
+    if manual:
+        lines.append(f"  {manual:g} points of written answers await manual grading (grade --gradebook, then Formgrader)")
     for r in results:
         if r.status not in (GRADED, NOT_SUBMITTED) or r.reason:
             lines.append(f"  ! {r.student} / {r.assignment}: {r.status}: {r.reason}")
@@ -125,4 +160,4 @@ def sandbox_note(results: list[SubmissionResult]) -> str:
 
 
 def all_passed(result: SubmissionResult) -> bool:
-    return all(c.status in (PASSED, NEEDS_GPU) for c in result.cells)
+    return all(c.status in (PASSED, *NOT_SCORED_HERE) for c in result.cells)

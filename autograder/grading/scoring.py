@@ -21,7 +21,7 @@ from coursekit.checks import GPU_SKIPPED, NeedsGPU
 
 from . import integrity
 from ..core import notebooks
-from ..core.settings import CELL_TIME_LIMIT, FAILED, NEEDS_GPU, NOT_RUN, PARTIAL, PASSED, split_points
+from ..core.settings import CELL_TIME_LIMIT, FAILED, NEEDS_GPU, NEEDS_MANUAL, NOT_RUN, PARTIAL, PASSED, split_points
 from .compose import Plan
 from .kernel_guard import KERNEL_EXIT_BLOCKED
 from .results import CellResult
@@ -107,3 +107,8 @@ def blank(assignment_tests: list[tuple[str, float, bool]], runner: str, status: 
     """Every graded cell at 0 (a submission that could not be run), GPU cells marked as such on a CPU runner."""
     return [CellResult(gid, 0.0, points, NEEDS_GPU if gpu and runner != "gpu" else status)
             for gid, points, gpu in assignment_tests]
+
+
+def written(answers: list[tuple[str, float]]) -> list[CellResult]:
+    """The written answers of an assignment: listed with their points, scored by the instructor, never here."""
+    return [CellResult(gid, 0.0, points, NEEDS_MANUAL) for gid, points in answers]

@@ -47,6 +47,12 @@ class Context:
         return [(notebooks.grading(c)["grade_id"], float(notebooks.grading(c).get("points", 0)), notebooks.is_gpu_test_cell(c))
                 for c in notebooks.test_cells(nb)]
 
+    def written_answers(self, assignment: str) -> list[tuple[str, float]]:
+        """(grade_id, points) of each manually graded answer cell of the assignment."""
+        nb = notebooks.read(course.solution_notebook(assignment))
+        return [(notebooks.grading(c)["grade_id"], float(notebooks.grading(c).get("points", 0)))
+                for c in nb.cells if notebooks.is_manual_cell(c)]
+
     def feedback_path(self, result: SubmissionResult) -> Path:
         return self.out / "feedback" / result.student / f"{result.assignment}.html"
 
@@ -71,7 +77,8 @@ def write_page(ctx: Context, result: SubmissionResult, page: str) -> None:
 def problem(ctx: Context, student: str, assignment: str, status: str, reason: str, seconds: float = 0.0,
             flags: list[str] | None = None) -> SubmissionResult:
     """The row, cells and short page of a submission that could not be graded normally."""
-    result = SubmissionResult(student, assignment, status, reason, seconds, scoring.blank(ctx.tests(assignment), ctx.runner),
+    result = SubmissionResult(student, assignment, status, reason, seconds, scoring.blank(ctx.tests(assignment), ctx.runner)
+                              + scoring.written(ctx.written_answers(assignment)),
                               list(flags or []), ctx.sandbox_label)
     write_page(ctx, result, feedback.problem_page(result))
     return result
@@ -103,7 +110,8 @@ def grade_submission(ctx: Context, student: str, assignment: str, folder: Path) 
     checks = verdicts.judge(ref.records, report.get("channel", []), ref.rules)
     outcome = scoring.score(plan, executed, report, ctx.runner, checks)
     status = INCOMPLETE if report.get("stopped") else GRADED
-    result = SubmissionResult(student, assignment, status, "; ".join(plan.notes + notes + outcome.reasons), 0.0, outcome.cells,
+    result = SubmissionResult(student, assignment, status, "; ".join(plan.notes + notes + outcome.reasons), 0.0,
+                              outcome.cells + scoring.written(ctx.written_answers(assignment)),
                               flags + [f for f in outcome.flags if f not in flags], ctx.sandbox_label)
     try:
         page = feedback.render_page(executed, plan, result, checks, outcome.untrusted)

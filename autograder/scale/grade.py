@@ -68,16 +68,18 @@ def load_references(ctx: Context, assignments: list[str], jobs: int) -> None:
 
 def grade(submissions: Path, out: Path, names: list[str] | None = None, workdir: Path | None = None,
           limits: Limits | None = None, jobs: int = 1, runner: str = "auto",
-          unsafe_no_sandbox: bool = False, shard: tuple[int, int] | None = None) -> list[SubmissionResult]:
+          unsafe_no_sandbox: bool = False, shard: tuple[int, int] | None = None,
+          students: list[str] | None = None) -> list[SubmissionResult]:
     """Grade every (assignment, student) pair of ``submissions``, or with ``shard=(k, n)`` only shard k's
-    share of them (shards.py), recording it for ``merge`` (shard_results.py)."""
+    share of them (shards.py), recording it for ``merge`` (shard_results.py). ``students`` picks some students
+    (a re-grade of one student after a hidden-test fix)."""
     started = time.monotonic()
     limits = limits or Limits()
     runner_kind = resolve_runner(runner)
     submissions, out = submissions.resolve(), out.resolve()
     if out == submissions or submissions in out.parents:
         raise SystemExit(f"--out {out} lies inside {submissions}: it would be graded as a student; choose another folder")
-    students, assignments = intake.discover(submissions, names)
+    students, assignments = intake.discover(submissions, names, students)
     if not students or not assignments:
         raise SystemExit(f"nothing to grade in {submissions}: expected <student>/<assignment>/<assignment>.ipynb")
     tasks = [(a, s) for a in assignments for s in students]

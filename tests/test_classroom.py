@@ -1,0 +1,321 @@
+"""The instructor's nbgrader round trip (autograder/classroom): the gradebook, the exchange, export, feedback.
+
+- one machine plays the whole course: a temporary exchange and course id, an instructor's course folder and two
+  students with their own folders (and nbgrader caches). release -> fetch -> submit (one student late) ->
+  collect -> ``grade --gradebook`` -> a written answer scored through nbgrader's API -> ``nbgrader export``;
+  ``release_feedback`` -> ``fetch_feedback`` gives each student their own page only; grading one student again
+  changes only their rows and keeps the instructor's manual score;
+- recording the same results twice, or again after a crash half way, leaves the gradebook as one clean
+  recording does (no notebook runs: fast).
+"""
+
+from __future__ import annotations
+
+import csv
+import os
+import subprocess
+import sys
+import time
+from datetime import datetime, timezone
+from pathlib import Path
+
+import pytest
+
+from autograder.authoring.nbgrader_run import nbgrader
+from autograder.classroom import gradebook, nbgrader_course
+from autograder.core import course, notebooks
+from autograder.core.settings import GRADED, NEEDS_MANUAL, PASSED
+from autograder.grading.results import CellResult, SubmissionResult
+from autograder.grading.sandbox import unavailable_reason
+from submission_factory import student_copy
+
+LESSON = "00_setup"   # the quickest lesson that has a written answer
+COURSE_ID = "torch-101"
+
+
+def _written_answers() -> list[tuple[str, float]]:
+    nb = notebooks.read(course.solution_notebook(LESSON))
+    return [(notebooks.grading(c)["grade_id"], float(notebooks.grading(c)["points"])) for c in nb.cells
+            if notebooks.is_manual_cell(c)]
+
+
+def _tests() -> list[tuple[str, float]]:
+    nb = notebooks.read(course.solution_notebook(LESSON))
+    return [(notebooks.grading(c)["grade_id"], float(notebooks.grading(c)["points"])) for c in notebooks.test_cells(nb)]
+
+
+def _instructor(folder: Path, exchange: Path, penalty: str = "zero") -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "nbgrader_config.py").write_text(
+        "from autograder.core.settings import configure\n"
+        "c = get_config()\n"
+        f"configure(c, source={str(course.SOLUTIONS)!r}, release={str(course.LESSONS)!r})\n"
+        f"c.CourseDirectory.db_url = {'sqlite:///' + str(folder / 'gradebook.db')!r}\n"
+        f"c.Exchange.root = {str(exchange)!r}\n"
+        f"c.CourseDirectory.course_id = {COURSE_ID!r}\n"
+        f"c.LateSubmissionPlugin.penalty_method = {penalty!r}\n", encoding="utf-8")
+    return folder
+
+
+def _student(folder: Path, exchange: Path, name: str) -> Path:
+    """A student's own folder: the exchange and course id a JupyterHub admin would set, and a cache of their own
+    (on a shared server each student has their own home; here they share one user, so it is set explicitly)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "nbgrader_config.py").write_text(
+        "c = get_config()\n"
+        f"c.Exchange.root = {str(exchange)!r}\n"
+        f"c.Exchange.cache = {str(folder / 'cache')!r}\n"
+        f"c.CourseDirectory.course_id = {COURSE_ID!r}\n"
+        f"c.CourseDirectory.student_id = {name!r}\n", encoding="utf-8")
+    return folder
+
+
+def _nbgrader(args: list[str], where: Path) -> str:
+    # JUPYTER_CONFIG_PATH cleared: only the folder's own nbgrader_config.py speaks, never this checkout's set-ups
+    result = nbgrader(args, where, timeout=300, extra_env={"JUPYTER_CONFIG_PATH": ""})
+    assert result.returncode == 0, f"nbgrader {' '.join(args)} failed in {where}:\n{result.output[-3000:]}"
+    return result.output
+
+
+def _export(instructor: Path) -> dict[str, dict[str, str]]:
+    _nbgrader(["export", "--to", "export.csv"], instructor)
+    with open(instructor / "export.csv", newline="", encoding="utf-8") as f:
+        return {row["student_id"]: row for row in csv.DictReader(f) if row["assignment"] == LESSON}
+
+
+def _grade(instructor: Path, *extra: str) -> subprocess.CompletedProcess:
+    command = [sys.executable, "-m", "autograder", "grade", "submitted", "--out", "graded", "--assignment", LESSON,
+               "--runner", "cpu", "--gradebook", "--course", ".", *extra]
+    if unavailable_reason() is not None:
+        command.append("--unsafe-no-sandbox")
+    env = dict(os.environ, JUPYTER_CONFIG_PATH="")
+    done = subprocess.run(command, cwd=instructor, env=env, capture_output=True, text=True, timeout=900)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    return done
+
+
+def _manual_score(instructor: Path, student: str, cell: str, points: float, comment: str) -> None:
+    """What the instructor does in Formgrader, through the same API Formgrader uses."""
+    from nbgrader.api import Gradebook
+
+    with Gradebook(f"sqlite:///{instructor / 'gradebook.db'}", COURSE_ID) as gb:
+        grade = gb.find_grade(cell, LESSON, LESSON, student)
+        grade.manual_score = points
+        gb.find_comment(cell, LESSON, LESSON, student).manual_comment = comment
+        gb.db.commit()
+
+
+def _grade_rows(instructor: Path) -> dict[tuple[str, str], tuple]:
+    from nbgrader.api import Gradebook
+
+    with Gradebook(f"sqlite:///{instructor / 'gradebook.db'}", COURSE_ID) as gb:
+        rows = {}
+        for student in gb.students:
+            for submission in gb.find_submission(LESSON, student.id).notebooks:
+                for grade in submission.grades:
+                    rows[student.id, grade.name] = (grade.auto_score, grade.manual_score, grade.needs_manual_grade)
+                rows[student.id, "late penalty"] = submission.late_submission_penalty
+        return rows
+
+
+@pytest.mark.slow
+def test_the_instructors_round_trip_through_the_exchange_gradebook_export_and_feedback(tmp_path):
+    written = _written_answers()
+    assert written, f"{LESSON} needs a written answer for this test"
+    full = sum(points for _, points in _tests())
+    exchange = tmp_path / "exchange"
+    exchange.mkdir()
+    instructor = _instructor(tmp_path / "instructor", exchange)
+    alice, bob = (_student(tmp_path / name, exchange, name) for name in ("alice", "bob"))
+
+    # Hand out, and work: each student fetches the lesson and answers it in their own folder.
+    _nbgrader(["release_assignment", LESSON], instructor)
+    for student in (alice, bob):
+        _nbgrader(["fetch_assignment", LESSON], student)
+        assert (student / LESSON / f"{LESSON}.ipynb").is_file()
+        # each writes their own words in the written answer, so that each page is recognisably theirs
+        own = {gid: f"{student.name.title()} answers in their own words." for gid, _ in written}
+        notebooks.write(student_copy(LESSON, replace=own), student / LESSON / f"{LESSON}.ipynb")
+    # Alice hands in on time; the due date passes; Bob hands in late.
+    _nbgrader(["submit", LESSON], alice)
+    time.sleep(1.5)
+    due = datetime.now(timezone.utc)
+    time.sleep(1.5)
+    _nbgrader(["submit", LESSON], bob)
+    _nbgrader(["db", "assignment", "add", LESSON, f"--duedate={due.strftime('%Y-%m-%d %H:%M:%S')} UTC"], instructor)
+
+    # Collect and grade, straight into the gradebook.
+    _nbgrader(["collect", LESSON], instructor)
+    assert (instructor / "submitted" / "bob" / LESSON / "timestamp.txt").is_file()
+    done = _grade(instructor)
+    assert "2 submission(s) recorded" in done.stdout and "bob/00_setup: late penalty" in done.stdout, done.stdout
+
+    exported = _export(instructor)
+    assert float(exported["alice"]["raw_score"]) == full and float(exported["alice"]["late_submission_penalty"] or 0) == 0
+    assert float(exported["bob"]["raw_score"]) == full, "the automatic scores reach the gradebook"
+    assert float(exported["bob"]["score"]) == 0, "nbgrader's 'zero' late penalty applies to the late submission"
+    assert float(exported["alice"]["max_score"]) == full + sum(points for _, points in written)
+
+    # The written answer, graded by hand (as in Formgrader): the export's total adds it.
+    cell, points = written[0]
+    rows = _grade_rows(instructor)
+    assert rows["alice", cell] == (None, None, True), "a written answer waits for the instructor"
+    _manual_score(instructor, "alice", cell, points, "Clear and to the point.")
+    assert float(_export(instructor)["alice"]["score"]) == full + points
+
+    # Formgrader's copy of each submission exists, without outputs.
+    copy = notebooks.read(instructor / "autograded" / "alice" / LESSON / f"{LESSON}.ipynb")
+    assert all(not c.get("outputs") for c in copy.cells if c.cell_type == "code")
+
+    # Feedback: released, and each student fetches only their own page.
+    _nbgrader(["release_feedback", LESSON], instructor)
+    pages = {}
+    for name, student in (("alice", alice), ("bob", bob)):
+        _nbgrader(["fetch_feedback", LESSON], student)
+        found = sorted((student / LESSON / "feedback").rglob("*.html"))
+        assert len(found) == 1, f"{name} fetched {found}"
+        pages[name] = found[0].read_text(encoding="utf-8")
+        assert pages[name] == (instructor / "feedback" / name / LESSON / f"{LESSON}.html").read_text(encoding="utf-8")
+    assert "Alice answers" in pages["alice"] and "Bob" not in pages["alice"]
+    assert "your instructor grades it by hand" in pages["alice"], "the page says who grades the written answer"
+    assert "Bob answers" in pages["bob"] and "Alice" not in pages["bob"]
+
+    # A re-grade of one student (after a hidden-test fix): only their rows move; the manual score stays.
+    before = _grade_rows(instructor)
+    with Gradebook_rows_changed(instructor, "bob"):
+        _grade(instructor, "--student", "bob")
+    after = _grade_rows(instructor)
+    assert {k: v for k, v in after.items() if k[0] == "alice"} == {k: v for k, v in before.items() if k[0] == "alice"}
+    assert after["alice", cell][1] == points
+
+
+class Gradebook_rows_changed:
+    """Marks Bob's automatic scores as changed before a re-grade, to prove the re-grade writes them again."""
+
+    def __init__(self, instructor: Path, student: str):
+        self.db, self.student = f"sqlite:///{instructor / 'gradebook.db'}", student
+
+    def __enter__(self):
+        from nbgrader.api import Gradebook
+
+        with Gradebook(self.db, COURSE_ID) as gb:
+            for grade in gb.find_submission_notebook(LESSON, LESSON, self.student).grades:
+                if grade.auto_score is not None:
+                    grade.auto_score = -1.0
+            gb.db.commit()
+
+    def __exit__(self, *exc):
+        from nbgrader.api import Gradebook
+
+        if exc[0] is None:
+            with Gradebook(self.db, COURSE_ID) as gb:
+                scores = [g.auto_score for g in gb.find_submission_notebook(LESSON, LESSON, self.student).grades]
+                assert -1.0 not in scores, "the re-grade did not write the student's rows again"
+
+
+# --- recording twice, or after a crash: no notebook runs ---------------------------------------------------------
+
+def _results(students: list[str]) -> list[SubmissionResult]:
+    cells = [CellResult(gid, points if k % 2 == 0 else 0.0, points, PASSED if k % 2 == 0 else "failed")
+             for k, (gid, points) in enumerate(_tests())]
+    cells += [CellResult(gid, 0.0, points, NEEDS_MANUAL) for gid, points in _written_answers()]
+    return [SubmissionResult(s, LESSON, GRADED, cells=[CellResult(**vars(c)) for c in cells]) for s in students]
+
+
+def _submissions(folder: Path, students: list[str]) -> Path:
+    for s in students:
+        notebooks.write(notebooks.read(course.lesson_notebook(LESSON)), folder / s / LESSON / f"{LESSON}.ipynb")
+    return folder
+
+
+def test_recording_twice_or_after_a_crash_leaves_the_gradebook_as_one_clean_recording(tmp_path, monkeypatch):
+    students = ["ann", "ben", "cat"]
+    submissions = _submissions(tmp_path / "submitted", students)
+    pages = tmp_path / "graded" / "feedback"
+    clean = _instructor(tmp_path / "clean", tmp_path / "exchange")
+    gradebook.record(_results(students), submissions, nbgrader_course.load(clean), pages)
+    expected = _grade_rows(clean)
+    assert len(expected) == len(students) * (len(_tests()) + len(_written_answers()) + 1)
+
+    crashed = _instructor(tmp_path / "crashed", tmp_path / "exchange")
+    nbc = nbgrader_course.load(crashed)
+    real, calls = gradebook._write_autograded, []
+
+    def crash_on_the_second(*args):
+        calls.append(args)
+        if len(calls) == 2:
+            raise KeyboardInterrupt("the grader was stopped")
+        return real(*args)
+
+    monkeypatch.setattr(gradebook, "_write_autograded", crash_on_the_second)
+    with pytest.raises(KeyboardInterrupt):
+        gradebook.record(_results(students), submissions, nbc, pages)
+    monkeypatch.setattr(gradebook, "_write_autograded", real)
+    for _ in range(2):  # after the crash, and once more: the same rows
+        gradebook.record(_results(students), submissions, nbc, pages)
+        assert _grade_rows(crashed) == expected
+
+
+def test_results_for_a_cell_the_gradebook_never_saw_are_refused_with_what_to_do(tmp_path):
+    instructor = _instructor(tmp_path / "instructor", tmp_path / "exchange")
+    nbc = nbgrader_course.load(instructor)
+    submissions = _submissions(tmp_path / "submitted", ["ann"])
+    gradebook.record(_results(["ann"]), submissions, nbc, tmp_path / "pages")
+    renamed = _results(["ann"])
+    renamed[0].cells[0].cell = "a-cell-the-gradebook-never-saw"
+    with pytest.raises(SystemExit, match="no graded cell 'a-cell-the-gradebook-never-saw'"):
+        gradebook.record(renamed, submissions, nbc, tmp_path / "pages")
+
+
+def test_a_course_without_an_id_stops_before_grading(tmp_path, monkeypatch):
+    (tmp_path / "nbgrader_config.py").write_text("c = get_config()\nc.CourseDirectory.course_id = ''\n", encoding="utf-8")
+    monkeypatch.setenv("JUPYTER_CONFIG_PATH", "")
+    with pytest.raises(SystemExit, match="no nbgrader course id"):
+        nbgrader_course.load(tmp_path)
+
+
+def test_grading_results_read_back_from_the_csvs_are_the_same(tmp_path):
+    """`gradebook OUT` records a merged folder from its CSVs: nothing may change on the way."""
+    from autograder.grading.results import read_csvs, write_csvs
+
+    results = _results(["=sum(A1)", "ann"])
+    results[0].flags, results[0].reason = ["edited a locked test cell (x)"], "-1 stopped | odd"
+    write_csvs(results, tmp_path)
+    back = sorted(read_csvs(tmp_path), key=lambda r: r.student)
+    assert [(r.student, r.reason, r.flags, r.cells, r.manual_points) for r in back] == \
+           [(r.student, r.reason, r.flags, r.cells, r.manual_points) for r in sorted(results, key=lambda r: r.student)]
+    with open(tmp_path / "grades.csv", encoding="utf-8") as f:
+        row = next(csv.DictReader(f))
+    assert float(row["manual_points"]) == sum(points for _, points in _written_answers())
+
+
+def test_one_student_can_be_graded_again_alone(tmp_path):
+    from autograder.grading import intake
+
+    _submissions(tmp_path, ["ann", "ben"])
+    assert intake.discover(tmp_path, None, ["ben"]) == (["ben"], [LESSON])
+    with pytest.raises(SystemExit, match="no folder for student"):
+        intake.discover(tmp_path, None, ["zed"])
+
+
+def test_the_shared_server_set_up_shows_the_assignment_list_on_the_admins_exchange(tmp_path, monkeypatch):
+    import json
+
+    import courselab
+
+    hub = courselab.settings_dir("hub")
+    extensions = json.loads((hub / "jupyter_server_config.json").read_text())["ServerApp"]["jpserver_extensions"]
+    assert extensions["nbgrader.server_extensions.assignment_list"] and not extensions["nbgrader.server_extensions.formgrader"]
+    hidden = json.loads((hub / "labconfig" / "page_config.json").read_text())["disabledExtensions"]
+    assert "@jupyter/nbgrader:assignment-list" not in hidden and hidden["@jupyter/nbgrader:formgrader"]
+    # the laptop set-up stays as it was: no exchange panels
+    laptop = json.loads((courselab.settings_dir("student") / "labconfig" / "page_config.json").read_text())
+    assert laptop["disabledExtensions"]["@jupyter/nbgrader:assignment-list"]
+    monkeypatch.setenv("COURSE_EXCHANGE", str(tmp_path / "exchange"))
+    monkeypatch.setenv("COURSE_ID", "torch-202")
+    monkeypatch.setenv("JUPYTER_CONFIG_PATH", str(hub))
+    (tmp_path / "nbgrader_config.py").write_text("", encoding="utf-8")
+    nbc = nbgrader_course.load(tmp_path)
+    assert nbc.course_id == "torch-202" and nbc.config.Exchange.root == str(tmp_path / "exchange")
+    args = courselab.lab_arguments("hub", [], here=tmp_path)
+    assert f"--ServerApp.root_dir={tmp_path}" in args, "a student on a server works in the folder they start from"

@@ -19,14 +19,14 @@ export COURSEKIT_FASHION_MNIST_DIR ?= $(if $(wildcard $(SHARED_DATA)/fashion-mni
 export PATH := $(abspath $(BIN)):$(PATH)
 # Headless runs draw their figures with a backend that needs no screen. Only those: a notebook kernel
 # started by `make course` must not inherit it, or no plot would ever show (courselab removes it too).
-HEADLESS := test test-fast check grade variants gpu-check bench release
+HEADLESS := test test-fast nbval check grade variants gpu-check bench release
 $(HEADLESS): export MPLBACKEND ?= Agg
 
 PYTEST_ARGS ?=
 # The fast tier leaves out what executes notebooks, grades, drives a browser or starts Slurm.
 FAST := -m "not slow and not browser and not slurm and not gpu"
 
-.PHONY: install course instructor nbgrader test test-fast release check grade variants gpu-check bench clean
+.PHONY: install course instructor nbgrader test test-fast nbval release check grade variants gpu-check bench clean
 
 install: $(STAMP)
 
@@ -51,14 +51,26 @@ ARGS ?= --help
 nbgrader: install
 	JUPYTER_CONFIG_PATH=$(abspath jupyter/instructor) $(PY) -m nbgrader $(ARGS)
 
-# Every solution notebook is executed once, by the grading tests (a complete submission must run
-# top to bottom with full marks), not a second time by nbval. Two workers (pytest-xdist) on this
-# 2-core machine; tests that share a fixture go to one worker together, the longest first (tests/conftest.py).
-# Serial: make test WORKERS=0.
+# The suite, then nbval over every solution (top to bottom, no error; GPU-only cells skipped on a CPU; a few
+# printed facts compared with their stored output) and every lesson as a student first opens it (the cells
+# that can only fail before the exercises are answered carry release's raises-exception tag). Two workers
+# (pytest-xdist) on this 2-core machine, one maths thread per kernel; tests that share a fixture, and the cells
+# of one notebook, go to one worker together, the longest first (tests/conftest.py). Serial: make test WORKERS=0.
 WORKERS ?= 2
 PARALLEL = $(if $(filter-out 0,$(WORKERS)),-n $(WORKERS) --dist loadscope --no-loadscope-reorder)
+NBVAL := --nbval-lax --nbval-sanitize-with tests/nbval-sanitize.cfg --nbval-cell-timeout=600
+test: export OMP_NUM_THREADS ?= 1
+test: export MKL_NUM_THREADS ?= 1
+# (GitHub Actions runs the notebooks as a matrix of their own, one job per lesson, and sets NBVAL_PATHS empty here.)
+NBVAL_PATHS ?= solutions lessons
 test: install
-	$(PY) -m pytest tests $(PARALLEL) $(PYTEST_ARGS)
+	$(PY) -m pytest tests $(NBVAL_PATHS) $(NBVAL) $(PARALLEL) $(PYTEST_ARGS)
+
+# nbval alone, on one notebook or folder: make nbval NOTEBOOKS=lessons/03_modules
+NOTEBOOKS ?= solutions lessons
+nbval: export OMP_NUM_THREADS ?= 1
+nbval: install
+	$(PY) -m pytest $(NOTEBOOKS) $(NBVAL) -p no:cacheprovider $(PYTEST_ARGS)
 
 test-fast: install
 	$(PY) -m pytest tests $(FAST) $(PYTEST_ARGS)

@@ -67,6 +67,9 @@ def pytest_configure(config):
 def pytest_collection_modifyitems(config, items):
     names = set(_assignment_names())
     for item in items:
+        module, lesson = _module_and_lesson(item.nodeid)
+        if module.startswith("nbval:") and lesson in names:
+            item.add_marker(lesson)
         params = getattr(getattr(item, "callspec", None), "params", {})
         for value in params.values():
             if isinstance(value, str) and value in names:
@@ -88,8 +91,11 @@ _MODULE_SECONDS = {"test_hostile_submissions": 250, "test_browser": 200, "test_s
 
 
 def _module_and_lesson(nodeid: str) -> tuple[str, str | None]:
-    """("test_grading", "08_mnist_mlp") for "tests/test_grading.py::test_x[08_mnist_mlp]"."""
+    """("test_grading", "08_mnist_mlp") for "tests/test_grading.py::test_x[08_mnist_mlp]"; for nbval's cells of a
+    notebook, ("nbval:solutions/08_mnist_mlp/08_mnist_mlp.ipynb", "08_mnist_mlp"): one notebook, one kernel."""
     path, _, rest = nodeid.partition("::")
+    if path.endswith(".ipynb"):
+        return f"nbval:{path}", Path(path).stem
     params = rest.partition("[")[2].rstrip("]").split("-")
     return Path(path).stem, next((p for p in params if p in _assignment_names()), None)
 
@@ -107,6 +113,8 @@ def _expected_seconds(nodeid: str) -> float:
     module, lesson = _module_and_lesson(nodeid)
     if module in _SPREAD_BY_LESSON and lesson:
         return 1.5 * timings.expected(lesson)  # one full run of the solution and a short one (blank or trials)
+    if module.startswith("nbval:"):  # a solution runs whole; a lesson stops early wherever an exercise is unanswered
+        return timings.expected(lesson) * (1.0 if module.startswith("nbval:solutions/") else 0.4)
     return _MODULE_SECONDS.get(module, 1.0)
 
 

@@ -7,6 +7,7 @@ import tempfile
 from pathlib import Path
 
 from ..core import course, notebooks, settings
+from . import nbval_tags
 from .nbgrader_run import nbgrader, write_config
 
 
@@ -50,7 +51,8 @@ def generate(names: list[str], into: Path) -> dict[str, list[Path]]:
                     continue
                 target = into / name / produced.relative_to(out_dir)
                 if produced.suffix == ".ipynb":
-                    changed = notebooks.write(notebooks.read(produced), target)
+                    solution = notebooks.read(course.solution_notebook(name))
+                    changed = notebooks.write(nbval_tags.tag_lesson(notebooks.read(produced), solution), target)
                 else:
                     changed = not target.exists() or target.read_bytes() != produced.read_bytes()
                     if changed:

@@ -115,14 +115,24 @@ def test_cells(nb: NotebookNode) -> Iterator[NotebookNode]:
     return (cell for cell in nb.cells if is_test_cell(cell))
 
 
+# nbval's cell tags that the course uses (see authoring/nbval_tags.py for the ones release generates).
+NBVAL_SKIP = "nbval-skip"                  # GPU-only cells: nbval on a CPU skips them
+NBVAL_CHECK_OUTPUT = "nbval-check-output"  # a solution cell whose stored output nbval compares
+
+
+def checks_output(cell: NotebookNode) -> bool:
+    return NBVAL_CHECK_OUTPUT in cell.get("metadata", {}).get("tags", [])
+
+
 def tidy(nb: NotebookNode) -> NotebookNode:
     """Make a source notebook canonical, in place.
 
     - graded and solution cells get their ``grade_id`` as cell id (stable across edits);
     - other cells keep a valid, unique id, or get one derived from their position and text;
     - nbgrader metadata carries ``schema_version`` 3;
-    - outputs and execution counts are cleared (the source is code, not a record of a run);
-    - GPU-only test cells are tagged ``nbval-skip`` (for anyone who runs nbval by hand on a CPU);
+    - outputs and execution counts are cleared (the source is code, not a record of a run), except in the few
+      cells tagged ``nbval-check-output``: their output is a fact the lesson teaches, which nbval compares;
+    - GPU-only test cells are tagged ``nbval-skip`` (nbval on a CPU skips them; the GPU runner runs them);
     - kernel and language metadata are fixed to the course's Python 3 kernel.
     """
     nb.nbformat, nb.nbformat_minor = 4, max(nb.get("nbformat_minor", 5), 5)
@@ -135,8 +145,8 @@ def tidy(nb: NotebookNode) -> NotebookNode:
             if is_gpu_test_cell(cell):
                 # The GPU checks run under `make gpu-check`; nbval, where someone runs it, skips them.
                 tags = cell.metadata.setdefault("tags", [])
-                if "nbval-skip" not in tags:
-                    tags.append("nbval-skip")
+                if NBVAL_SKIP not in tags:
+                    tags.append(NBVAL_SKIP)
         else:
             cell_id = cell.get("id")
             if not cell_id or not _VALID_ID.match(cell_id) or cell_id in seen:
@@ -146,7 +156,13 @@ def tidy(nb: NotebookNode) -> NotebookNode:
             raise ValueError(f"two cells share the id {cell_id!r}: every grade_id must be unique in a notebook")
         seen.add(cell_id)
         cell["id"] = cell_id
-        if cell.cell_type == "code":
+        if cell.cell_type == "code" and checks_output(cell) and cell.outputs:
+            cell.execution_count = 1   # nbval compares only cells that ran; the number itself is noise
+            for output in cell.outputs:
+                if "execution_count" in output:
+                    output["execution_count"] = 1
+                output.get("metadata", {}).clear()
+        elif cell.cell_type == "code":
             cell.outputs = []
             cell.execution_count = None
         cell.metadata.pop("execution", None)

@@ -149,6 +149,9 @@ def main(argv: list[str] | None = None) -> int:
     from .scale.grade import grade
 
     nbc = None
+    if args.gradebook and args.shard:
+        raise SystemExit("--gradebook records a whole grading: grade the shards without it, merge them, then run "
+                         "python -m autograder gradebook MERGED --submissions SUBMISSIONS")
     if args.gradebook:  # read before grading, so that a course without an id stops before the first student
         from .classroom import nbgrader_course
 

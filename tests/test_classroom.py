@@ -319,3 +319,11 @@ def test_the_shared_server_set_up_shows_the_assignment_list_on_the_admins_exchan
     assert nbc.course_id == "torch-202" and nbc.config.Exchange.root == str(tmp_path / "exchange")
     args = courselab.lab_arguments("hub", [], here=tmp_path)
     assert f"--ServerApp.root_dir={tmp_path}" in args, "a student on a server works in the folder they start from"
+
+
+def test_a_shard_does_not_write_the_gradebook_alone(tmp_path):
+    """Shards grade at once on many machines: the gradebook is written once, from the merged folder."""
+    from autograder.cli import main
+
+    with pytest.raises(SystemExit, match="merge them, then run python -m autograder gradebook"):
+        main(["grade", str(tmp_path), "--shard", "0/2", "--gradebook"])

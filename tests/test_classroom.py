@@ -182,35 +182,24 @@ def test_the_instructors_round_trip_through_the_exchange_gradebook_export_and_fe
 
     # A re-grade of one student (after a hidden-test fix): only their rows move; the manual score stays.
     before = _grade_rows(instructor)
-    with Gradebook_rows_changed(instructor, "bob"):
-        _grade(instructor, "--student", "bob")
+    _spoil_automatic_scores(instructor, "bob")
+    _grade(instructor, "--student", "bob")
     after = _grade_rows(instructor)
+    assert {k: v for k, v in after.items() if k[0] == "bob"} == {k: v for k, v in before.items() if k[0] == "bob"}, \
+        "the re-grade wrote Bob's rows again"
     assert {k: v for k, v in after.items() if k[0] == "alice"} == {k: v for k, v in before.items() if k[0] == "alice"}
     assert after["alice", cell][1] == points
 
 
-class Gradebook_rows_changed:
-    """Marks Bob's automatic scores as changed before a re-grade, to prove the re-grade writes them again."""
+def _spoil_automatic_scores(instructor: Path, student: str) -> None:
+    """Overwrite a student's automatic scores with -1, so that a re-grade that wrote nothing would show."""
+    from nbgrader.api import Gradebook
 
-    def __init__(self, instructor: Path, student: str):
-        self.db, self.student = f"sqlite:///{instructor / 'gradebook.db'}", student
-
-    def __enter__(self):
-        from nbgrader.api import Gradebook
-
-        with Gradebook(self.db, COURSE_ID) as gb:
-            for grade in gb.find_submission_notebook(LESSON, LESSON, self.student).grades:
-                if grade.auto_score is not None:
-                    grade.auto_score = -1.0
-            gb.db.commit()
-
-    def __exit__(self, *exc):
-        from nbgrader.api import Gradebook
-
-        if exc[0] is None:
-            with Gradebook(self.db, COURSE_ID) as gb:
-                scores = [g.auto_score for g in gb.find_submission_notebook(LESSON, LESSON, self.student).grades]
-                assert -1.0 not in scores, "the re-grade did not write the student's rows again"
+    with Gradebook(f"sqlite:///{instructor / 'gradebook.db'}", COURSE_ID) as gb:
+        for grade in gb.find_submission_notebook(LESSON, LESSON, student).grades:
+            if grade.auto_score is not None:
+                grade.auto_score = -1.0
+        gb.db.commit()
 
 
 # --- recording twice, or after a crash: no notebook runs ---------------------------------------------------------
@@ -327,3 +316,37 @@ def test_a_shard_does_not_write_the_gradebook_alone(tmp_path):
 
     with pytest.raises(SystemExit, match="merge them, then run python -m autograder gradebook"):
         main(["grade", str(tmp_path), "--shard", "0/2", "--gradebook"])
+
+
+def test_hostile_exchange_files_are_neither_followed_nor_trusted(tmp_path):
+    """timestamp.txt and submission_secret.txt come from the student's own submission folder: a link is never
+    followed (the secret would be copied into the feedback folder) and a timestamp that is no time is recorded as
+    on time, with a note; the scores are recorded all the same."""
+    submissions = _submissions(tmp_path / "submitted", ["mallory"])
+    folder = submissions / "mallory" / LESSON
+    (folder / "timestamp.txt").write_text("=HYPERLINK(\"http://127.0.0.1\")", encoding="utf-8")
+    (folder / "submission_secret.txt").symlink_to("/etc/passwd")
+    pages = tmp_path / "graded" / "feedback"
+    notebooks_page = pages / "mallory" / f"{LESSON}.html"
+    notebooks_page.parent.mkdir(parents=True)
+    notebooks_page.write_text("<html>page</html>", encoding="utf-8")
+    nbc = nbgrader_course.load(_instructor(tmp_path / "instructor", tmp_path / "exchange"))
+    done = gradebook.record(_results(["mallory"]), submissions, nbc, pages)
+    assert done.submissions == 1 and done.no_exchange == [f"mallory/{LESSON}"] and done.feedback == 0
+    assert any("is not a time" in note for note in done.notes)
+    assert not (tmp_path / "instructor" / "feedback").exists(), "nothing of the link reached the feedback folder"
+    assert (tmp_path / "instructor" / "autograded" / "mallory" / LESSON / f"{LESSON}.ipynb").is_file()
+
+
+def test_formgrader_shows_a_students_markdown_without_running_it(tmp_path, monkeypatch):
+    """The instructor set-up sanitises what Formgrader renders: a written answer is the student's own markdown."""
+    import nbformat
+    from nbconvert.exporters import HTMLExporter
+
+    monkeypatch.setenv("COURSE_EXCHANGE", str(tmp_path))   # no exchange folder made in this checkout
+    nbc = nbgrader_course.load(course.ROOT)
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_markdown_cell('My answer <img src=x onerror="alert(1)"><script>alert(2)</script>')]
+    page, _ = HTMLExporter(config=nbc.config).from_notebook_node(nb)
+    assert "&lt;script&gt;alert(2)" in page and "&lt;img src=x onerror" in page, "shown as text"
+    assert "<script>alert(2)" not in page and "<img src" not in page, "never as HTML"

@@ -68,10 +68,6 @@ def lines(source: str) -> list[Line]:
     return found
 
 
-def has_hidden(source: str) -> bool:
-    return any(_marker(text) == BEGIN_HIDDEN for text in source.split("\n"))
-
-
 def visible(source: str) -> tuple[str, bool]:
     """What a student may see of the cell: each hidden region replaced by one note line; and whether any was cut."""
     kept, cut = [], False

@@ -7,7 +7,7 @@ import statistics
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..core.settings import GRADED, NEEDS_GPU, NEEDS_MANUAL, NOT_SCORED_HERE, NOT_SUBMITTED, PASSED
+from ..core.settings import GRADED, NEEDS_GPU, NEEDS_MANUAL, NOT_SCORED_HERE, NOT_SUBMITTED
 
 GRADES_COLUMNS = ["student", "assignment", "score", "max_score", "gpu_points_not_run", "manual_points",
                  "status", "reason", "flags",
@@ -157,7 +157,3 @@ def sandbox_note(results: list[SubmissionResult]) -> str:
     """The summary's note when submissions ran without the sandbox (from each row's ``sandbox``), else ''."""
     labels = sorted({r.sandbox for r in results if r.sandbox != "bubblewrap"})
     return f"submissions ran WITHOUT a sandbox ({'; '.join(labels)})" if labels else ""
-
-
-def all_passed(result: SubmissionResult) -> bool:
-    return all(c.status in (PASSED, *NOT_SCORED_HERE) for c in result.cells)

@@ -240,19 +240,13 @@ WRONG = {
         ],
         "provenance": [
             # The accuracy of the epoch's last batch (the variables the loop left behind), not of (x, y).
-            "def fit(model, x, y, optimizer, epochs, batch_size=32, generator=None):\n"
-            "    history = {'loss': [], 'accuracy': []}\n"
-            "    loss_fn = nn.CrossEntropyLoss()\n"
-            "    for _ in range(epochs):\n"
-            "        model.train()\n"
-            "        order = torch.randperm(len(x), generator=generator).to(x.device)\n"
-            "        losses = []\n"
-            "        for s in range(0, len(x), batch_size):\n"
-            "            xb, yb = x[order[s:s + batch_size]], y[order[s:s + batch_size]]\n"
-            "            losses.append(train_step(model, xb, yb, optimizer, loss_fn))\n"
-            "        history['loss'].append(sum(losses) / len(losses))\n"
-            "        history['accuracy'].append(accuracy(model, xb, yb))\n"
-            "    return history\n",
+            _fit_with(("        losses = [train_step(model, x[order[s:s + batch_size]], y[order[s:s + batch_size]], "
+                       "optimizer, loss_fn)\n                  for s in range(0, len(x), batch_size)]\n",
+                       "        losses = []\n"
+                       "        for s in range(0, len(x), batch_size):\n"
+                       "            xb, yb = x[order[s:s + batch_size]], y[order[s:s + batch_size]]\n"
+                       "            losses.append(train_step(model, xb, yb, optimizer, loss_fn))\n"),
+                      ("accuracy(model, x, y)", "accuracy(model, xb, yb)")),
         ],
         "boundaries": [
             # n // batch_size + 1 batches: right when the last batch is smaller, but when batch_size divides n the
@@ -529,20 +523,14 @@ RIGHT = {
             _fit_with(("history['loss'].append(sum(losses) / len(losses))",
                        "history['loss'].append(torch.tensor(losses).mean().item())")),
             # The mean weighted by batch size, with NumPy (a NumPy float in the history).
-            "import numpy as np\n\n"
-            "def fit(model, x, y, optimizer, epochs, batch_size=32, generator=None):\n"
-            "    history = {'loss': [], 'accuracy': []}\n"
-            "    loss_fn = nn.CrossEntropyLoss()\n"
-            "    for _ in range(epochs):\n"
-            "        model.train()\n"
-            "        order = torch.randperm(len(x), generator=generator).to(x.device)\n"
-            "        losses, sizes = [], []\n"
-            "        for batch in order.split(batch_size):\n"
-            "            losses.append(train_step(model, x[batch], y[batch], optimizer, loss_fn))\n"
-            "            sizes.append(len(batch))\n"
-            "        history['loss'].append(np.average(losses, weights=sizes))\n"
-            "        history['accuracy'].append(accuracy(model, x, y))\n"
-            "    return history\n",
+            "import numpy as np\n\n" + _fit_with(
+                ("        losses = [train_step(model, x[order[s:s + batch_size]], y[order[s:s + batch_size]], "
+                 "optimizer, loss_fn)\n                  for s in range(0, len(x), batch_size)]\n",
+                 "        losses, sizes = [], []\n"
+                 "        for batch in order.split(batch_size):\n"
+                 "            losses.append(train_step(model, x[batch], y[batch], optimizer, loss_fn))\n"
+                 "            sizes.append(len(batch))\n"),
+                ("sum(losses) / len(losses)", "np.average(losses, weights=sizes)")),
         ],
         "provenance": [
             # The accuracy on the whole training set in the epoch's shuffled order: the same samples, the same figure.

@@ -55,6 +55,19 @@ _TO_DEVICE = (
     "    return type(batch)(v.to(device) for v in batch)\n"
 )
 
+# The solution's three scaler lines, and the same lines run only when the scaler is enabled (several answers
+# branch on it).
+_SCALED_STEP = "    scaler.scale(loss).backward()\n    scaler.step(optimizer)\n    scaler.update()\n"
+_SCALED_WHEN_ENABLED = ("    if scaler.is_enabled():\n        scaler.scale(loss).backward()\n        scaler.step(optimizer)\n"
+                        "        scaler.update()\n    else:\n        loss.backward()\n")
+
+
+# samples_per_second's warm-up and timed loop, synchronized on both ends; answers differ in what they return.
+_TIMED_LOOP = ("def samples_per_second(fn, batch_size, device, warmup=2, repeats=5):\n"
+               "    for _ in range(warmup):\n        fn()\n    synchronize(device)\n    start = time.perf_counter()\n"
+               "    for _ in range(repeats):\n        fn()\n    synchronize(device)\n")
+
+
 WRONG = {
     "to-device": {
         "values": [
@@ -185,7 +198,7 @@ WRONG = {
         ],
         "amp": [
             # Ignores the scaler: right while nothing overflows, wrong when a step must be skipped.
-            _amp_with(("    scaler.scale(loss).backward()\n    scaler.step(optimizer)\n    scaler.update()\n",
+            _amp_with((_SCALED_STEP,
                        "    loss.backward()\n    optimizer.step()\n")),
             # Scales the loss but steps the optimizer directly: gradients 65536 times too large.
             _amp_with(("    scaler.step(optimizer)\n    scaler.update()\n", "    optimizer.step()\n")),
@@ -221,7 +234,7 @@ WRONG = {
         ],
         "scaler": [
             # "bfloat16 needs no scaler": skips the enabled scaler it was given, so an overflowing step is taken.
-            _amp_with(("    scaler.scale(loss).backward()\n    scaler.step(optimizer)\n    scaler.update()\n",
+            _amp_with((_SCALED_STEP,
                        "    if dtype == torch.bfloat16:\n"
                        "        loss.backward()\n"
                        "        optimizer.step()\n"
@@ -230,13 +243,7 @@ WRONG = {
                        "        scaler.step(optimizer)\n"
                        "        scaler.update()\n")),
             # A disabled scaler taken to mean "no step": the plain branch forgets optimizer.step().
-            _amp_with(("    scaler.scale(loss).backward()\n    scaler.step(optimizer)\n    scaler.update()\n",
-                       "    if scaler.is_enabled():\n"
-                       "        scaler.scale(loss).backward()\n"
-                       "        scaler.step(optimizer)\n"
-                       "        scaler.update()\n"
-                       "    else:\n"
-                       "        loss.backward()\n")),
+            _amp_with((_SCALED_STEP, _SCALED_WHEN_ENABLED)),
             # A fresh GradScaler for float16 on every step, instead of the one given: its scale never carries over.
             _amp_with(("    scaler.scale(loss).backward()\n",
                        "    if dtype == torch.float16:\n"
@@ -261,15 +268,8 @@ WRONG = {
             "def samples_per_second(fn, batch_size, device, warmup=2, repeats=5):\n"
             "    return batch_size / measure(fn, warmup=0, repeats=repeats, device=device)\n",
             # Counts the samples of the warm-up calls too, over the time of the timed calls only.
-            "def samples_per_second(fn, batch_size, device, warmup=2, repeats=5):\n"
-            "    for _ in range(warmup):\n"
-            "        fn()\n"
-            "    synchronize(device)\n"
-            "    start = time.perf_counter()\n"
-            "    for _ in range(repeats):\n"
-            "        fn()\n"
-            "    synchronize(device)\n"
-            "    return batch_size * (warmup + repeats) / (time.perf_counter() - start)\n",
+            _TIMED_LOOP
+            + "    return batch_size * (warmup + repeats) / (time.perf_counter() - start)\n",
         ],
         "amp": [
             # Warms up but never synchronizes: on a GPU it times the queueing, not the work.
@@ -458,14 +458,7 @@ RIGHT = {
         ],
         "scaler": [
             # A plain backward and step when the scaler is disabled, which is all a disabled scaler does anyway.
-            _amp_with(("    scaler.scale(loss).backward()\n    scaler.step(optimizer)\n    scaler.update()\n",
-                       "    if scaler.is_enabled():\n"
-                       "        scaler.scale(loss).backward()\n"
-                       "        scaler.step(optimizer)\n"
-                       "        scaler.update()\n"
-                       "    else:\n"
-                       "        loss.backward()\n"
-                       "        optimizer.step()\n")),
+            _amp_with((_SCALED_STEP, _SCALED_WHEN_ENABLED + "        optimizer.step()\n")),
         ],
     },
     "samples-per-second": {
@@ -488,15 +481,8 @@ RIGHT = {
             "        times.append(t.seconds)\n"
             "    return float(batch_size / statistics.median(times))\n",
             # The whole timed loop at once, synchronized on both ends (a mean instead of a median).
-            "def samples_per_second(fn, batch_size, device, warmup=2, repeats=5):\n"
-            "    for _ in range(warmup):\n"
-            "        fn()\n"
-            "    synchronize(device)\n"
-            "    start = time.perf_counter()\n"
-            "    for _ in range(repeats):\n"
-            "        fn()\n"
-            "    synchronize(device)\n"
-            "    return batch_size * repeats / (time.perf_counter() - start)\n",
+            _TIMED_LOOP
+            + "    return batch_size * repeats / (time.perf_counter() - start)\n",
         ],
     },
 }

@@ -24,6 +24,12 @@ def _images(body: str) -> str:
     return _READ_IDX_OK + "\ndef load_images(path):\n    x = _read_idx(path, 2051, 3)\n    return " + body + "\n" + _LABELS_OK
 
 
+def _read_idx_with(old: str, new: str) -> str:
+    """The three loaders as they should be, with one edit to _read_idx."""
+    assert old in _READ_IDX_OK, f"variant edit does not apply: {old!r}"
+    return _images("x.reshape(len(x), -1).float() / 255").replace(_READ_IDX_OK, _READ_IDX_OK.replace(old, new), 1)
+
+
 def _mnist_model(layers: str, forward: str = "return self.net(x)") -> str:
     return ("class MNISTModel(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
             f"        self.net = nn.Sequential({layers})\n"
@@ -105,13 +111,9 @@ WRONG = {
     "load-idx": {
         "values": [
             # No magic-number check: a labels file (or anything gzipped) is read as images.
-            _READ_IDX_OK.replace('    if magic != magic_expected:\n        raise ValueError(f"bad magic number {magic} in {path}")\n', "")
-            + "\ndef load_images(path):\n    x = _read_idx(path, 2051, 3)\n    return x.reshape(len(x), -1).float() / 255\n"
-            + _LABELS_OK,
+            _read_idx_with('    if magic != magic_expected:\n        raise ValueError(f"bad magic number {magic} in {path}")\n', ""),
             # No size check: a truncated body gives a RuntimeError from reshape, not a ValueError that says so.
-            _READ_IDX_OK.replace('    if len(raw) - 4 - 4 * ndim != size:\n        raise ValueError(f"{path} is truncated")\n', "")
-            + "\ndef load_images(path):\n    x = _read_idx(path, 2051, 3)\n    return x.reshape(len(x), -1).float() / 255\n"
-            + _LABELS_OK,
+            _read_idx_with('    if len(raw) - 4 - 4 * ndim != size:\n        raise ValueError(f"{path} is truncated")\n', ""),
         ],
         "dtype": [
             # Pixels left in [0, 255].
@@ -128,13 +130,9 @@ WRONG = {
         "boundaries": [
             # The whole file's length (header included) compared with the body's size: a body up to 16 bytes short passes
             # the check, and reshape then raises RuntimeError instead of a ValueError that says 'truncated'.
-            _READ_IDX_OK.replace("if len(raw) - 4 - 4 * ndim != size:", "if len(raw) < size:")
-            + "\ndef load_images(path):\n    x = _read_idx(path, 2051, 3)\n    return x.reshape(len(x), -1).float() / 255\n"
-            + _LABELS_OK,
+            _read_idx_with("if len(raw) - 4 - 4 * ndim != size:", "if len(raw) < size:"),
             # <= for <: a file of exactly the size its header announces is refused as truncated.
-            _READ_IDX_OK.replace("if len(raw) - 4 - 4 * ndim != size:", "if len(raw) - 4 - 4 * ndim <= size:")
-            + "\ndef load_images(path):\n    x = _read_idx(path, 2051, 3)\n    return x.reshape(len(x), -1).float() / 255\n"
-            + _LABELS_OK,
+            _read_idx_with("if len(raw) - 4 - 4 * ndim != size:", "if len(raw) - 4 - 4 * ndim <= size:"),
         ],
     },
     "mnist-model": {
@@ -289,9 +287,7 @@ RIGHT = {
         ],
         "boundaries": [
             # The whole file's length compared with header plus body.
-            _READ_IDX_OK.replace("if len(raw) - 4 - 4 * ndim != size:", "if len(raw) < 4 + 4 * ndim + size:")
-            + "\ndef load_images(path):\n    x = _read_idx(path, 2051, 3)\n    return x.reshape(len(x), -1).float() / 255\n"
-            + _LABELS_OK,
+            _read_idx_with("if len(raw) - 4 - 4 * ndim != size:", "if len(raw) < 4 + 4 * ndim + size:"),
             # Header and body read separately from the gzip stream; the body's length compared with the sizes' product.
             "import math\n\ndef _read_idx(path, magic_expected, ndim):\n"
             "    with gzip.open(path, 'rb') as f:\n        header = f.read(4 + 4 * ndim)\n        body = f.read()\n"

@@ -52,6 +52,13 @@ def _throughput(body):
 
 _WARMUP = "    for _ in range(warmup):\n        step_fn()\n"
 
+# The solution's three scaler lines, and the same lines run only when the scaler is enabled (several answers
+# branch on it).
+_SCALED_STEP = "    scaler.scale(loss).backward()\n    scaler.step(optimizer)\n    scaler.update()\n"
+_SCALED_WHEN_ENABLED = ("    if scaler.is_enabled():\n        scaler.scale(loss).backward()\n        scaler.step(optimizer)\n"
+                        "        scaler.update()\n    else:\n        loss.backward()\n")
+
+
 WRONG = {
     "make-wide-mlp": {
         "values": [
@@ -120,7 +127,7 @@ WRONG = {
             # optimizer.step() directly with an enabled scaler: gradients 65536 times too large.
             _step_with(("    scaler.step(optimizer)\n", "    optimizer.step()\n")),
             # Autocast around the optimizer step too (passes the visible check: SGD has no products to round).
-            _step_with(("    scaler.scale(loss).backward()\n    scaler.step(optimizer)\n    scaler.update()\n",
+            _step_with((_SCALED_STEP,
                         "        scaler.scale(loss).backward()\n        scaler.step(optimizer)\n        scaler.update()\n")),
             # Ignores `enabled`: the float32 arm of the comparison is autocast too.
             _step_with((", enabled=enabled):", "):")),
@@ -147,7 +154,7 @@ WRONG = {
             "    return torch.amp.GradScaler(kind, enabled=enabled and dtype == torch.float16 and kind == 'cuda')\n\n\n"
             + _STEP,
             # "bfloat16 needs no scaler": skips the enabled scaler it was given, so an overflowing step is taken.
-            _step_with(("    scaler.scale(loss).backward()\n    scaler.step(optimizer)\n    scaler.update()\n",
+            _step_with((_SCALED_STEP,
                         "    if dtype == torch.bfloat16:\n"
                         "        loss.backward()\n"
                         "        optimizer.step()\n"
@@ -156,13 +163,7 @@ WRONG = {
                         "        scaler.step(optimizer)\n"
                         "        scaler.update()\n")),
             # A disabled scaler taken to mean "no step": the plain branch forgets optimizer.step().
-            _step_with(("    scaler.scale(loss).backward()\n    scaler.step(optimizer)\n    scaler.update()\n",
-                        "    if scaler.is_enabled():\n"
-                        "        scaler.scale(loss).backward()\n"
-                        "        scaler.step(optimizer)\n"
-                        "        scaler.update()\n"
-                        "    else:\n"
-                        "        loss.backward()\n")),
+            _step_with((_SCALED_STEP, _SCALED_WHEN_ENABLED)),
             # A fresh GradScaler for float16 on every step, instead of the one given: its scale never carries over.
             _step_with(("    scaler.scale(loss).backward()\n",
                         "    if dtype == torch.float16:\n"
@@ -341,14 +342,7 @@ RIGHT = {
         ],
         "scaler": [
             # A plain backward and step when the scaler is disabled, which is all a disabled scaler does anyway.
-            _step_with(("    scaler.scale(loss).backward()\n    scaler.step(optimizer)\n    scaler.update()\n",
-                        "    if scaler.is_enabled():\n"
-                        "        scaler.scale(loss).backward()\n"
-                        "        scaler.step(optimizer)\n"
-                        "        scaler.update()\n"
-                        "    else:\n"
-                        "        loss.backward()\n"
-                        "        optimizer.step()\n")),
+            _step_with((_SCALED_STEP, _SCALED_WHEN_ENABLED + "        optimizer.step()\n")),
             # The device type as a keyword, the switch as one boolean.
             "def make_scaler(device, dtype, enabled=True):\n"
             "    use = bool(enabled) and dtype == torch.float16\n"

@@ -53,10 +53,13 @@ nbgrader: install
 
 # The suite, then nbval over every solution (top to bottom, no error; GPU-only cells skipped on a CPU; a few
 # printed facts compared with their stored output) and every lesson as a student first opens it (the cells
-# that can only fail before the exercises are answered carry release's raises-exception tag). Two workers
-# (pytest-xdist) on this 2-core machine, one maths thread per kernel; tests that share a fixture, and the cells
-# of one notebook, go to one worker together, the longest first (tests/conftest.py). Serial: make test WORKERS=0.
-WORKERS ?= 2
+# that can only fail before the exercises are answered carry release's raises-exception tag). Three workers
+# (pytest-xdist) on this 2-core machine, one maths thread per kernel: a worker spends much of its time waiting (a
+# kernel or a box starting, JupyterLab and the browser, nbgrader's commands, Slurm), and with two a core sat idle
+# about half the time (20 min 7 s with two workers, 17 min 22 s with three, same tests, one run after the other).
+# Tests that share a fixture, and the cells of one notebook, go to one worker together, the longest first
+# (tests/conftest.py). Serial: make test WORKERS=0.
+WORKERS ?= 3
 PARALLEL = $(if $(filter-out 0,$(WORKERS)),-n $(WORKERS) --dist loadscope --no-loadscope-reorder)
 NBVAL := --nbval-lax --nbval-sanitize-with tests/nbval-sanitize.cfg --nbval-cell-timeout=600
 test: export OMP_NUM_THREADS ?= 1

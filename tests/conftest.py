@@ -79,10 +79,11 @@ def pytest_collection_modifyitems(config, items):
     items.sort(key=lambda item: -_expected_seconds(item.nodeid))
 
 
-# `make test` runs the suite on two workers (pytest-xdist). Tests that share a module fixture (a
+# `make test` runs the suite on several workers (pytest-xdist). Tests that share a module fixture (a
 # JupyterLab server, a graded class, a Slurm cluster) must stay on one worker, or each worker would
-# build its own copy: they are sent as one group. The grading tests share one graded run per lesson,
-# and each variants test stands alone, so those groups are a module's tests of one lesson.
+# build its own copy: they are sent as one group. The grading and variants tests of one lesson are one
+# group ("lesson::NAME"): they share the lesson's graded run and its reference run, which runs once per
+# session under a lock (grading/reference.py), so on two workers at once one would sit waiting for the other's.
 _SPREAD_BY_LESSON = {"test_grading", "test_variants"}
 # Seconds the slow modules took on this 2-core machine (`make test --durations`, two workers, 2026-12-03);
 # the ones not named here take a few seconds. Only the order of the groups depends on them.
@@ -103,7 +104,7 @@ def _module_and_lesson(nodeid: str) -> tuple[str, str | None]:
 def worker_group(nodeid: str) -> str:
     """The tests that must run on the same worker share this name."""
     module, lesson = _module_and_lesson(nodeid)
-    return f"{module}::{lesson}" if module in _SPREAD_BY_LESSON and lesson else module
+    return f"lesson::{lesson}" if module in _SPREAD_BY_LESSON and lesson else module
 
 
 def _expected_seconds(nodeid: str) -> float:
@@ -112,7 +113,7 @@ def _expected_seconds(nodeid: str) -> float:
 
     module, lesson = _module_and_lesson(nodeid)
     if module in _SPREAD_BY_LESSON and lesson:
-        return 1.5 * timings.expected(lesson)  # one full run of the solution and a short one (blank or trials)
+        return 3 * timings.expected(lesson)  # the reference run, a blank (or complete) submission and the variants' trials
     if module.startswith("nbval:"):  # a solution runs whole; a lesson stops early wherever an exercise is unanswered
         return timings.expected(lesson) * (1.0 if module.startswith("nbval:solutions/") else 0.4)
     return _MODULE_SECONDS.get(module, 1.0)

@@ -1,10 +1,22 @@
-"""`grade` end to end on every assignment: a complete and a blank submission of each, and a
-one-mistake submission of a few.
+"""`grade` end to end on every assignment: a blank submission of each, a complete one of the lessons that
+run quickly, and a one-mistake submission of two.
 
-Each solution runs once here, as the complete submission. The one-mistake submission (the complete
-one with its last answer left as the stub) runs the whole notebook a second time, so it is graded for
-two short lessons only: what it checks, that the grader scores each test cell on its own, does not
-depend on the lesson (that each lesson's tests catch its mistakes is tests/test_variants.py's job).
+A complete submission runs the very program of the reference run (grading/reference.py): the lesson's
+cells with the solution's answers and the real test cells. So for the long lessons one run serves both
+purposes, and nothing is lost by not repeating it:
+
+- ``test_a_complete_copy_composes_to_the_reference_program``: the released lesson with the answers
+  typed in composes to the reference's notebook, code cell for code cell (no execution needed);
+- the reference run is sound or grading stops: it runs to its end without an error, every test cell
+  sends records, the kernel guard flags nothing, and it earns every point against itself
+  (``test_the_reference_run_earns_every_point``);
+- tests/test_variants.py runs the solution a second time, unboxed, and judges every test cell of every
+  lesson against the reference: a value that changes from run to run would fail there.
+
+The lessons whose solution grades in under 20 s (scale/timings.py) are also graded end to end as a
+complete submission, and so are 01 and 07 with one answer left as the stub (that the grader scores each
+test cell on its own does not depend on the lesson; that each lesson's tests catch its mistakes is
+tests/test_variants.py's job).
 """
 
 from __future__ import annotations
@@ -17,24 +29,32 @@ from pathlib import Path
 
 import pytest
 
+from autograder.authoring.variants import local_reference
 from autograder.core import course, notebooks, regions
-from autograder.grading import compose
+from autograder.grading import compose, scoring
+from autograder.scale import timings
 from autograder.scale.grade import grade, job_folder
 from autograder.grading.sandbox import unavailable_reason
 from autograder.core.settings import GRADED, NEEDS_GPU, NEEDS_MANUAL
-from submission_factory import student_copy
+from submission_factory import student_copy, without_solution_markers
 
 pytestmark = pytest.mark.slow
 
 # One-mistake submissions: a lesson with CPU-only cells and one with GPU-only cells (scored as "needs a GPU").
 ONE_WRONG = ("01_tensors", "07_devices_amp")
 # Kernels graded at once per run: two on this 2-core machine, one each when pytest-xdist already runs
-# two workers side by side (each kernel uses one thread).
+# workers side by side (each kernel uses one thread).
 JOBS = 1 if int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1")) > 1 else 2
 
 
+# Lessons graded end to end as a complete submission: those whose solution grades in under 20 s. For the others the
+# reference run is that run (see the module's docstring).
+END_TO_END = tuple(name for name in course.assignments() if timings.expected(name) < 20)
+assert set(ONE_WRONG) <= set(END_TO_END), "a one-mistake submission is compared with a complete one"
+
+
 def students(name: str) -> tuple[str, ...]:
-    return ("complete", "blank", "one-wrong") if name in ONE_WRONG else ("complete", "blank")
+    return (("complete",) if name in END_TO_END else ()) + ("blank",) + (("one-wrong",) if name in ONE_WRONG else ())
 
 
 def _tampered_copy():
@@ -63,9 +83,9 @@ def graded_run(name: str, tmp_path_factory) -> tuple[Path, dict, Path]:
     if name not in _GRADED:
         submissions = tmp_path_factory.mktemp(f"submissions-{name}")
         stub, _ = last_solution_and_its_tests(name)
-        copies = {"complete": student_copy(name), "blank": notebooks.read(course.lesson_notebook(name))}
-        if name in ONE_WRONG:
-            copies["one-wrong"] = student_copy(name, leave_stub=stub)
+        copies = {"complete": student_copy(name), "blank": notebooks.read(course.lesson_notebook(name)),
+                  "one-wrong": student_copy(name, leave_stub=stub)}
+        copies = {student: nb for student, nb in copies.items() if student in students(name)}
         for student, nb in copies.items():
             notebooks.write(nb, submissions / student / name / f"{name}.ipynb")
         out, work = tmp_path_factory.mktemp(f"graded-{name}"), tmp_path_factory.mktemp(f"work-{name}")
@@ -99,7 +119,49 @@ def _cells(out: Path) -> dict[tuple[str, str], dict[str, tuple[float, float]]]:
 NAMES = course.assignments()
 
 
+def _code(plan: compose.Plan) -> list[str]:
+    """The code the kernel runs, cell by cell, with the nonces of the guard's checks (fresh for every plan) and
+    nbgrader's solution markers (comments the release removes) left out."""
+    code = []
+    for cell in plan.nb.cells:
+        if cell.cell_type != "code":
+            continue
+        source = cell.source
+        for slot in plan.tests:
+            source = source.replace(slot.nonce, "NONCE")
+        code.append(without_solution_markers(source).strip())
+    return code
+
+
 @pytest.mark.parametrize("name", NAMES)
+def test_a_complete_copy_composes_to_the_reference_program(name):
+    """What a complete submission runs is what the reference run runs: so the reference run stands for it."""
+    submitted = compose.build(student_copy(name), name)
+    reference_plan = compose.build(notebooks.read(course.solution_notebook(name)), name)
+    assert not submitted.flags and not submitted.notes, f"{name}: {submitted.flags} {submitted.notes}"
+    assert [(s.grade_id, s.points, s.gpu) for s in submitted.tests] == [(s.grade_id, s.points, s.gpu) for s in reference_plan.tests]
+    mine, theirs = _code(submitted), _code(reference_plan)
+    assert len(mine) == len(theirs), f"{name}: {len(mine)} code cells in a complete copy, {len(theirs)} in the reference run"
+    differ = [i for i, (a, b) in enumerate(zip(mine, theirs)) if a != b]
+    assert not differ, f"{name}: code cell {differ[0]} of a complete copy differs from the reference run's:\n{mine[differ[0]][:300]}"
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_the_reference_run_earns_every_point(graded, name, tmp_path):
+    """Grading loaded (or ran) the reference, so it is sound; judged against itself it earns every point of every test
+    cell that runs on a CPU runner, without a flag: what a complete submission gets."""
+    ref = local_reference(name, tmp_path)   # from this session's cache: grading above has run it
+    assert ref.cached, f"{name}: grading should have cached the reference run"
+    judged = ref.checks()
+    for cell in notebooks.test_cells(notebooks.read(course.solution_notebook(name))):
+        gid, points = notebooks.grading(cell)["grade_id"], float(notebooks.grading(cell).get("points", 0))
+        if notebooks.is_gpu_test_cell(cell):
+            continue
+        score, _ = scoring.cell_score(points, judged.get(gid), False, trusted=True)
+        assert score == points, f"{name}/{gid}: the reference earns {score:g} of {points:g} against itself"
+
+
+@pytest.mark.parametrize("name", END_TO_END)
 def test_complete_submission_gets_full_marks_and_no_flag(graded, name):
     out, results, _ = graded
     cells = _cells(out)
@@ -111,7 +173,7 @@ def test_complete_submission_gets_full_marks_and_no_flag(graded, name):
     assert not lost, f"{name}: a correct submission lost points on {lost}"
 
 
-@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("name", END_TO_END)
 def test_every_cell_of_a_complete_submission_runs_without_error(graded, name):
     """What nbval used to check, from the same run that grades: the lesson runs top to bottom."""
     _, _, work = graded

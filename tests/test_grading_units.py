@@ -358,3 +358,19 @@ def test_the_box_never_binds_the_course_the_tests_or_the_output(tmp_path):
     assert "--unshare-net" in cmd and "--disable-userns" in cmd and "--clearenv" in cmd
     writable = [cmd[i + 2] for i, arg in enumerate(cmd) if arg == "--bind"]
     assert sorted(writable) == sorted([sandbox.INSIDE_WORK, sandbox.INSIDE_HOME, sandbox.INSIDE_IPC])
+
+
+def test_a_reference_run_the_guard_flags_is_refused_but_a_clean_one_is_not():
+    """Whatever the guard flags in the course's own solution it would flag in every correct submission: the reference
+    run stops grading instead (grading/reference.py). The solution's hidden tests, which differ from the released
+    test cells, are not an edit."""
+    from autograder.grading import reference, runner
+
+    plan = compose.build(notebooks.read(course.solution_notebook(NAME)), NAME)
+    nb, report = _executed(plan)
+    assert reference._unsound(NAME, plan, runner.Run(True, "", report, nb), "cpu") is None
+    nb, report = _executed(plan, found={"make-grid-tests": [["function replaced", "torch.allclose"]]})
+    why = reference._unsound(NAME, plan, runner.Run(True, "", report, nb), "cpu")
+    assert why and "flagged the solution itself" in why and "torch.allclose" in why, why
+    nb, report = _executed(plan, unreported=("make-grid-tests",))
+    assert "never reported" in reference._unsound(NAME, plan, runner.Run(True, "", report, nb), "cpu")

@@ -3,9 +3,10 @@
 Its records are what every student's records are judged against (verdicts.py). It runs exactly as a
 submission does (compose, the executor, the sandbox), but on the solution notebook, so the box holds
 no student code. It must be sound, or grading stops before the first student: the solution runs to
-its end without an error, every test cell that runs on this runner sends records, and every record
-passes when judged against itself (a threshold the solution itself misses, a GRADER rule that fails on
-the solution's own values, are caught here).
+its end without an error, every test cell that runs on this runner sends records, the kernel guard
+flags nothing (whatever it flags in the solution it would flag in every correct submission), and every
+record passes when judged against itself (a threshold the solution itself misses, a GRADER rule that
+fails on the solution's own values, are caught here).
 
 One run per assignment and runner, cached in the grader's private cache (``$AUTOGRADER_CACHE``,
 default ``~/.cache/autograder``; never inside a box) under a key made of everything that could change
@@ -17,6 +18,7 @@ machine, the test suite's workers) share one run.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import fcntl
 import hashlib
 import json
@@ -28,7 +30,7 @@ from pathlib import Path
 from typing import Iterator
 
 from ..core import course, notebooks, regions
-from . import compose, rules, runner, verdicts
+from . import compose, integrity, rules, runner, verdicts
 
 PROTOCOL = 1   # bump when the records' meaning changes in a way the sources below do not show
 _KEYED_SOURCES = [Path(__file__).with_name("compose.py"), Path(regions.__file__)]
@@ -104,6 +106,12 @@ def _unsound(assignment: str, plan: compose.Plan, run: runner.Run, runner_kind: 
     silent = [s.grade_id for s in plan.tests if (runner_kind == "gpu" or not s.gpu) and s.grade_id not in sent]
     if silent:
         return f"test cells sent no records: {', '.join(silent)} (each hidden region must call coursekit.hidden)"
+    # What the guard saw in the kernel (the plan's own flags compare the solution's test cells, hidden tests and all,
+    # with the released ones, and would call them edited).
+    flags = integrity.assess(dataclasses.replace(plan, flags=[]), nb, report).flags
+    if flags:
+        return (f"the kernel guard flagged the solution itself, so it would flag every correct submission the same way: "
+                f"{'; '.join(flags)[:400]}")
     return None
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from autograder.authoring import promises
-from autograder.authoring.variants import local_reference, try_variants
+from autograder.authoring.variants import load_variants, local_reference, tests_after, try_variants
 from autograder.core import course, notebooks
 
 pytestmark = pytest.mark.slow
@@ -32,3 +32,21 @@ def test_the_table_reads_the_kinds_the_reference_run_sends(name, tmp_path):
         if notebooks.is_gpu_test_cell(cell) and gid not in sent:
             continue  # a GPU cell sends nothing on a CPU runner
         assert sent.get(gid) == promises.check_kinds(cell.source), f"{name}/{gid}"
+
+
+@pytest.mark.parametrize("name", course.assignments())
+def test_the_variants_run_judges_every_test_cell_with_a_correct_answer(name):
+    """The variants run is the second run of each solution: every test cell that runs on a CPU must be judged there
+    against the reference run with a correct answer in place (the solution's own, or a RIGHT variant of the last cell
+    that has variants, where the run stops). That is what shows a hidden test's values do not change from run to run,
+    so a complete submission's grading can rest on the reference run (tests/test_grading.py)."""
+    nb = notebooks.read(course.solution_notebook(name))
+    wrong, right = load_variants(name)
+    varied = [i for i, c in enumerate(nb.cells)
+              if notebooks.is_solution_cell(c) and notebooks.grading(c)["grade_id"] in set(wrong) | set(right)]
+    judged = {j for i, c in enumerate(nb.cells[:varied[-1]]) if notebooks.is_solution_cell(c) for j in tests_after(nb, i)}
+    if right.get(notebooks.grading(nb.cells[varied[-1]])["grade_id"]):
+        judged |= set(tests_after(nb, varied[-1]))
+    cpu_tests = {i for i, c in enumerate(nb.cells) if notebooks.is_test_cell(c) and not notebooks.is_gpu_test_cell(c)}
+    missing = sorted(notebooks.grading(nb.cells[i])["grade_id"] for i in cpu_tests - judged)
+    assert not missing, f"{name}: test cells the variants run never judges with a correct answer: {missing}"

@@ -88,7 +88,7 @@ def _error(cell) -> str | None:
     return f"{error[0]}: {error[1]}"[:300] if error else None
 
 
-def _tests_after(nb, index: int) -> list[int]:
+def tests_after(nb, index: int) -> list[int]:
     """Indices of the test cells between solution cell ``index`` and the next solution cell."""
     found = []
     for j in range(index + 1, len(nb.cells)):
@@ -176,7 +176,7 @@ def _trial(judge: Judge, index: int, assignment: str, kind: str, mistake: str, n
     if _error(trial):  # a variant that cannot even run proves nothing about the tests
         raise ValueError(f"{assignment} {kind} {mistake} variant #{number} of {grade_id} fails on its own: {_error(trial)}")
     failing, messages = [], []
-    for gid, (score, points, why) in judge.run_tests(_tests_after(judge.nb, index)).items():
+    for gid, (score, points, why) in judge.run_tests(tests_after(judge.nb, index)).items():
         if score < points:
             failing.append(gid)
             messages.append(why)
@@ -246,7 +246,7 @@ def try_variants(assignment: str) -> list[VariantResult]:
                         raise ValueError(f"{assignment}: the solution fails at cell {index} ({_first_line(cell)!r}) "
                                          f"in the variants run: {_error(cell)}")
                     if notebooks.is_solution_cell(cell):
-                        for gid, (score, points, why) in judge.run_tests(_tests_after(nb, index)).items():
+                        for gid, (score, points, why) in judge.run_tests(tests_after(nb, index)).items():
                             if score < points:
                                 raise ValueError(f"{assignment}: the solution fails its own test {gid} in the variants "
                                                  f"run: {why}")

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from autograder.authoring import promises
-from autograder.authoring.variants import load_variants, local_reference, tests_after, try_variants
+from autograder.authoring import promises, variants
+from autograder.authoring.variants import load_variants, local_reference, try_variants
 from autograder.core import course, notebooks
 
 pytestmark = pytest.mark.slow
@@ -44,9 +44,9 @@ def test_the_variants_run_judges_every_test_cell_with_a_correct_answer(name):
     wrong, right = load_variants(name)
     varied = [i for i, c in enumerate(nb.cells)
               if notebooks.is_solution_cell(c) and notebooks.grading(c)["grade_id"] in set(wrong) | set(right)]
-    judged = {j for i, c in enumerate(nb.cells[:varied[-1]]) if notebooks.is_solution_cell(c) for j in tests_after(nb, i)}
+    judged = {j for i, c in enumerate(nb.cells[:varied[-1]]) if notebooks.is_solution_cell(c) for j in variants.tests_after(nb, i)}
     if right.get(notebooks.grading(nb.cells[varied[-1]])["grade_id"]):
-        judged |= set(tests_after(nb, varied[-1]))
+        judged |= set(variants.tests_after(nb, varied[-1]))
     cpu_tests = {i for i, c in enumerate(nb.cells) if notebooks.is_test_cell(c) and not notebooks.is_gpu_test_cell(c)}
     missing = sorted(notebooks.grading(nb.cells[i])["grade_id"] for i in cpu_tests - judged)
     assert not missing, f"{name}: test cells the variants run never judges with a correct answer: {missing}"

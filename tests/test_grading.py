@@ -148,8 +148,8 @@ def test_a_complete_copy_composes_to_the_reference_program(name):
 
 @pytest.mark.parametrize("name", NAMES)
 def test_the_reference_run_earns_every_point(graded, name, tmp_path):
-    """Grading loaded (or ran) the reference, so it is sound; judged against itself it earns every point of every test
-    cell that runs on a CPU runner, without a flag: what a complete submission gets."""
+    """Grading loaded (or ran) the reference, so it is sound (no error, no silent test cell, no guard flag); judged
+    against itself it earns every point of every test cell that runs on a CPU runner: what a complete submission gets."""
     ref = local_reference(name, tmp_path)   # from this session's cache: grading above has run it
     assert ref.cached, f"{name}: grading should have cached the reference run"
     judged = ref.checks()

@@ -41,12 +41,7 @@ def test_the_variants_run_judges_every_test_cell_with_a_correct_answer(name):
     that has variants, where the run stops). That is what shows a hidden test's values do not change from run to run,
     so a complete submission's grading can rest on the reference run (tests/test_grading.py)."""
     nb = notebooks.read(course.solution_notebook(name))
-    wrong, right = load_variants(name)
-    varied = [i for i, c in enumerate(nb.cells)
-              if notebooks.is_solution_cell(c) and notebooks.grading(c)["grade_id"] in set(wrong) | set(right)]
-    judged = {j for i, c in enumerate(nb.cells[:varied[-1]]) if notebooks.is_solution_cell(c) for j in variants.tests_after(nb, i)}
-    if right.get(notebooks.grading(nb.cells[varied[-1]])["grade_id"]):
-        judged |= set(variants.tests_after(nb, varied[-1]))
+    judged = variants.judged_with_a_correct_answer(nb, *load_variants(name))
     cpu_tests = {i for i, c in enumerate(nb.cells) if notebooks.is_test_cell(c) and not notebooks.is_gpu_test_cell(c)}
     missing = sorted(notebooks.grading(nb.cells[i])["grade_id"] for i in cpu_tests - judged)
     assert not missing, f"{name}: test cells the variants run never judges with a correct answer: {missing}"

@@ -99,6 +99,25 @@ def tests_after(nb, index: int) -> list[int]:
     return found
 
 
+def varied_cells(nb, wrong: Variants, right: Variants) -> list[int]:
+    """Indices of the solution cells that have variants, in notebook order."""
+    named = set(wrong) | set(right)
+    return [i for i, c in enumerate(nb.cells) if notebooks.is_solution_cell(c) and notebooks.grading(c)["grade_id"] in named]
+
+
+def judged_with_a_correct_answer(nb, wrong: Variants, right: Variants) -> set[int]:
+    """Indices of the test cells the variants run judges with a correct answer in place: those of every solution cell
+    it runs before the last one that has variants, and that last one's when it has RIGHT variants (the run stops
+    there)."""
+    varied = varied_cells(nb, wrong, right)
+    if not varied:
+        return set()
+    judged = {j for i, c in enumerate(nb.cells[:varied[-1]]) if notebooks.is_solution_cell(c) for j in tests_after(nb, i)}
+    if right.get(notebooks.grading(nb.cells[varied[-1]])["grade_id"]):
+        judged |= set(tests_after(nb, varied[-1]))
+    return judged
+
+
 def _trials(wrong: Variants, right: Variants, grade_id: str) -> list[tuple[str, str, int, str]]:
     """(kind, mistake, number, source) of every variant of cell ``grade_id``."""
     return [(kind, mistake, number, source)
@@ -218,8 +237,7 @@ def try_variants(assignment: str) -> list[VariantResult]:
     if unknown:
         raise ValueError(f"{assignment} variants name cells that are not solution cells: {unknown}")
     skipped = left_out(nb, assignment, declared["LEAVE_OUT"])
-    varied = [i for i, c in enumerate(nb.cells)
-              if notebooks.is_solution_cell(c) and notebooks.grading(c)["grade_id"] in set(wrong) | set(right)]
+    varied = varied_cells(nb, wrong, right)
     results: list[VariantResult] = []
     with tempfile.TemporaryDirectory(prefix="variants-") as scratch:
         ref = local_reference(assignment, Path(scratch))

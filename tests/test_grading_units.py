@@ -374,3 +374,38 @@ def test_a_reference_run_the_guard_flags_is_refused_but_a_clean_one_is_not():
     assert why and "flagged the solution itself" in why and "torch.allclose" in why, why
     nb, report = _executed(plan, unreported=("make-grid-tests",))
     assert "never reported" in reference._unsound(NAME, plan, runner.Run(True, "", report, nb), "cpu")
+
+
+# --- the variants run's early stop for a wrong answer --------------------------------------------------------
+
+def test_a_test_cell_is_cut_after_each_statement_that_sends_a_record_and_nowhere_else():
+    from autograder.authoring.variants import _pieces
+
+    source = ("import torch\nfrom coursekit import hidden\n\n"
+              "@staticmethod\ndef helper(x):\n    return x + 1\n"
+              "hidden.same('first', helper(1))\n"
+              "patched = True; hidden.same('second', 2); patched = False\n"   # one line: never cut inside it
+              "try:\n    value = helper(2)\nfinally:\n    patched = False\n"
+              "hidden.same('third', value)\n"
+              "done = 1\n")
+    pieces = _pieces(source)
+    assert "".join(pieces) == source
+    assert [p.rstrip().splitlines()[-1] for p in pieces] == [
+        "hidden.same('first', helper(1))", "hidden.same('third', value)", "done = 1"]
+    assert pieces[0].startswith("import torch") and "@staticmethod\ndef helper" in pieces[0]
+    assert pieces[1].startswith("patched = True; hidden.same('second', 2); patched = False\ntry:")
+    assert _pieces("%time x = 1\nhidden.same('a', x)\n") == ["%time x = 1\nhidden.same('a', x)\n"]   # not Python: whole
+    assert _pieces("x = 1\n") == ["x = 1\n"]
+
+
+def test_the_early_stop_needs_a_reported_check_that_failed_and_never_a_missing_one():
+    from autograder.authoring.variants import _failed
+    from autograder.grading.reference import Reference
+
+    ref = Reference("demo", [_record("c-tests", "first", torch.arange(3.0)), _record("c-tests", "second", 7),
+                             _record("other-tests", "first", 1)])
+    assert not _failed(ref, [], "c-tests")                                          # nothing reported yet
+    assert not _failed(ref, [_record("c-tests", "first", torch.arange(3.0))], "c-tests")   # right so far
+    assert _failed(ref, [_record("c-tests", "first", torch.arange(4.0))], "c-tests")       # wrong: final
+    assert _failed(ref, [_record("c-tests", "first", torch.arange(3.0)), _record("c-tests", "second", 8)], "c-tests")
+    assert not _failed(ref, [_record("other-tests", "first", 2)], "c-tests")       # another cell's records

@@ -158,3 +158,23 @@ def test_the_kernel_decision_finder_sees_each_kind():
               "spy.check_mode('x')\nhidden.check('n', v, rule='r')\n### END HIDDEN TESTS\n")
     assert [f.split(": ")[1] for f in _decisions_in_the_kernel(source)] == [
         "assert", "check_close(...)", "checks.check_shape(...)", "spy.check_mode(...)"]
+
+
+def test_a_source_nbgrader_cannot_release_is_named(tmp_path, monkeypatch):
+    """All assignments go through one nbgrader process; when one of them fails, the error names that one."""
+    import nbformat
+
+    from autograder.authoring import release
+
+    def solution(source: str):
+        cell = nbformat.v4.new_code_cell(source, metadata={"nbgrader": {
+            "grade": False, "grade_id": "answer", "locked": False, "schema_version": 3, "solution": True, "task": False}})
+        return nbformat.v4.new_notebook(cells=[cell])
+
+    sources = tmp_path / "solutions"
+    for name, source in (("aa_good", "### BEGIN SOLUTION\nx = 1\n### END SOLUTION\n"),
+                         ("bb_broken", "### BEGIN SOLUTION\nx = 1\n")):   # no END SOLUTION: nbgrader refuses it
+        notebooks.write(solution(source), sources / name / f"{name}.ipynb")
+    monkeypatch.setattr(course, "SOLUTIONS", sources)
+    with pytest.raises(release.ReleaseError, match="could not release bb_broken:"):
+        generate(["aa_good", "bb_broken"], tmp_path / "lessons")

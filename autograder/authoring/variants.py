@@ -26,11 +26,13 @@ Each variant is judged as grading judges a submission: its test cells run as the
 (compose.test_cell_source), their records leave the kernel on a channel of their own, and verdicts.py
 judges them against the reference run of the solution (the one grading uses, from the grader's cache or
 run now, in the sandbox where there is one). A wrong answer is caught when a test cell would lose
-points (scoring.cell_score); a right one must keep every point.
+points (scoring.cell_score); a right one must keep every point. A wrong answer's run stops at the first
+check that fails (Judge.run_tests): its report names the test cell that caught it first.
 """
 
 from __future__ import annotations
 
+import ast
 import copy
 import os
 import runpy
@@ -162,27 +164,73 @@ class Judge:
     reference: reference.Reference
     nb: object
 
-    def run_tests(self, indices: list[int]) -> dict[str, tuple[float, float, str]]:
-        """grade_id -> (score, points, first failure in words) of the test cells at ``indices``, run now."""
+    def run_tests(self, indices: list[int], first_catch: bool = False) -> dict[str, tuple[float, float, str]]:
+        """grade_id -> (score, points, first failure in words) of the test cells at ``indices``, run now.
+
+        With ``first_catch`` (a WRONG variant, which one lost point proves caught) the run stops at the first check
+        that fails: each test cell runs piece by piece (``_pieces``), its records judged after each piece, and no
+        test cell runs after the one that caught it. A check that failed stays failed whatever follows, so the
+        verdict is the one the whole cell would get; only the time is saved (a hidden test often trains a model
+        after its quick checks)."""
         outcome = {}
         for j in indices:
             if notebooks.is_gpu_test_cell(self.nb.cells[j]):
                 continue   # the reference is a CPU runner's: a GPU-only cell is graded on a GPU runner only
-            test = copy.deepcopy(self.nb.cells[j])
+            original = self.nb.cells[j]
+            test = copy.deepcopy(original)
             gid = notebooks.grading(test)["grade_id"]
-            test.source = compose.test_cell_source(test.source, gid)
-            self.channel.new_records()   # whatever came before belongs to other cells
-            self.client.execute_cell(test, j)
-            judged = verdicts.judge(self.reference.records, self.channel.new_records(), self.reference.rules, cells={gid})
             points = float(notebooks.grading(test).get("points", 0))
+            source = compose.test_cell_source(test.source, gid)
+            self.channel.new_records()   # whatever came before belongs to other cells
+            records: list[dict] = []
+            for piece in (_pieces(source) if first_catch and points > 0 else [source]):
+                test.source = piece
+                test.outputs = []
+                self.client.execute_cell(test, j)
+                records += self.channel.new_records()
+                if first_catch and (notebooks.first_error(test) or _failed(self.reference, records, gid)):
+                    break
+            self.nb.cells[j] = original   # nbclient stores the cell it ran in the notebook: keep the test as written
+            judged = verdicts.judge(self.reference.records, records, self.reference.rules, cells={gid})
             error = notebooks.first_error(test)
             score, _ = scoring.cell_score(points, judged.get(gid), error is not None, trusted=True)
             failed = [c for c in judged.get(gid, verdicts.CellChecks(gid)).checks if not c.passed]
-            why = (f"{failed[0].name}: {failed[0].message}" if failed and failed[0].message != verdicts.NOT_REPORTED
+            reported = [c for c in failed if c.message != verdicts.NOT_REPORTED]
+            why = (f"{reported[0].name}: {reported[0].message}" if reported
                    else f"the cell raised {error_name([error[0]])}: {error[1]}" if error
                    else failed[0].message if failed else "")
             outcome[gid] = (score, points, why[:400])
+            if first_catch and score < points:
+                break
         return outcome
+
+
+def _failed(ref: reference.Reference, records: list[dict], gid: str) -> bool:
+    """Whether a check of test cell ``gid`` that has reported so far failed."""
+    judged = verdicts.judge(ref.records, records, ref.rules, cells={gid}).get(gid)
+    return bool(judged) and any(not c.passed and c.message != verdicts.NOT_REPORTED for c in judged.checks)
+
+
+def _pieces(source: str) -> list[str]:
+    """A test cell cut after each top-level statement that sends a record (one that mentions ``hidden.``), so that
+    its records can be judged as they come. Top-level statements run one after another in a cell anyway, so the
+    pieces run as the whole would; a cell that is not plain Python (a magic) stays whole."""
+    try:
+        body = ast.parse(source).body
+    except SyntaxError:
+        return [source]
+    lines = source.splitlines(keepends=True)
+    cuts = [node.end_lineno for k, node in enumerate(body)
+            if "hidden." in ast.get_source_segment(source, node) and
+            (k + 1 == len(body) or body[k + 1].lineno > node.end_lineno)]
+    pieces, start = [], 0
+    for cut in cuts:
+        pieces.append("".join(lines[start:cut]))
+        start = cut
+    rest = "".join(lines[start:])
+    if rest.strip() or not pieces:
+        pieces.append(rest)
+    return pieces
 
 
 def _trial(judge: Judge, index: int, assignment: str, kind: str, mistake: str, number: int, source: str) -> VariantResult:
@@ -195,7 +243,7 @@ def _trial(judge: Judge, index: int, assignment: str, kind: str, mistake: str, n
     if _error(trial):  # a variant that cannot even run proves nothing about the tests
         raise ValueError(f"{assignment} {kind} {mistake} variant #{number} of {grade_id} fails on its own: {_error(trial)}")
     failing, messages = [], []
-    for gid, (score, points, why) in judge.run_tests(tests_after(judge.nb, index)).items():
+    for gid, (score, points, why) in judge.run_tests(tests_after(judge.nb, index), first_catch=kind == "wrong").items():
         if score < points:
             failing.append(gid)
             messages.append(why)

@@ -399,13 +399,18 @@ def test_a_test_cell_is_cut_after_each_statement_that_sends_a_record_and_nowhere
 
 
 def test_the_early_stop_needs_a_reported_check_that_failed_and_never_a_missing_one():
-    from autograder.authoring.variants import _failed
+    from autograder.authoring.variants import Judge, _reported_failures
     from autograder.grading.reference import Reference
 
     ref = Reference("demo", [_record("c-tests", "first", torch.arange(3.0)), _record("c-tests", "second", 7),
                              _record("other-tests", "first", 1)])
-    assert not _failed(ref, [], "c-tests")                                          # nothing reported yet
-    assert not _failed(ref, [_record("c-tests", "first", torch.arange(3.0))], "c-tests")   # right so far
-    assert _failed(ref, [_record("c-tests", "first", torch.arange(4.0))], "c-tests")       # wrong: final
-    assert _failed(ref, [_record("c-tests", "first", torch.arange(3.0)), _record("c-tests", "second", 8)], "c-tests")
-    assert not _failed(ref, [_record("other-tests", "first", 2)], "c-tests")       # another cell's records
+    judge = Judge(client=None, channel=None, reference=ref, nb=None)
+
+    def failures(records):
+        return _reported_failures(judge.judge(records, "c-tests"))
+
+    assert not failures([])                                                      # nothing reported yet
+    assert not failures([_record("c-tests", "first", torch.arange(3.0))])       # right so far
+    assert failures([_record("c-tests", "first", torch.arange(4.0))])           # wrong: final
+    assert failures([_record("c-tests", "first", torch.arange(3.0)), _record("c-tests", "second", 8)])
+    assert not failures([_record("other-tests", "first", 2)])                   # another cell's records

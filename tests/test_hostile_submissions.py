@@ -87,10 +87,10 @@ def zoo_run(tmp_path_factory, listener):
         os.symlink(target(), folder / student / NAME / f"{NAME}.ipynb")
     before = {p: p.read_bytes() for p in folder.rglob("*") if p.is_file() and not p.is_symlink()}
     # 1 GB of memory (lesson 01's kernel needs about 250 MB): the memory hog must reach the limit well inside the
-    # per-cell limit even on a busy machine, where touching 4 GB took more than 25 s (so 1 GB about 6 s). 10 s per cell
-    # leaves it that margin, and lesson 01's slowest cell (about 1 s alone) ten times its time. The two submissions
-    # that run into the limit (a loop, one that ignores the interrupt) burn a core for as long as it allows, so a
-    # longer one would only spend more of the suite without proving more.
+    # per-cell limit even on a busy machine. It is a data limit, so the hog's allocation past 1 GB fails at once: its
+    # whole submission, kernel start included, took 4.2 s here (alone, 10 s per cell). 10 s per cell is also ten times
+    # lesson 01's slowest cell (about 1 s alone). The two submissions that run into the limit (a loop, one that
+    # ignores the interrupt) burn a core for as long as it allows, so a longer one would only cost the suite time.
     results = grade(folder, out, limits=Limits(wall_s=300, cell_s=10, memory_mb=1024), jobs=2, runner="cpu")
     return {r.student: r for r in results}, {s: e for s, (_, e) in entries.items()}, out, folder, before, accepted
 

@@ -188,14 +188,13 @@ class Judge:
                 test.outputs = []
                 self.client.execute_cell(test, j)
                 records += self.channel.new_records()
-                if first_catch and (notebooks.first_error(test) or _failed(self.reference, records, gid)):
+                if first_catch and (notebooks.first_error(test) or _reported_failures(self.judge(records, gid))):
                     break
             self.nb.cells[j] = original   # nbclient stores the cell it ran in the notebook: keep the test as written
-            judged = verdicts.judge(self.reference.records, records, self.reference.rules, cells={gid})
+            judged = self.judge(records, gid)
             error = notebooks.first_error(test)
-            score, _ = scoring.cell_score(points, judged.get(gid), error is not None, trusted=True)
-            failed = [c for c in judged.get(gid, verdicts.CellChecks(gid)).checks if not c.passed]
-            reported = [c for c in failed if c.message != verdicts.NOT_REPORTED]
+            score, _ = scoring.cell_score(points, judged, error is not None, trusted=True)
+            failed, reported = [c for c in judged.checks if not c.passed], _reported_failures(judged)
             why = (f"{reported[0].name}: {reported[0].message}" if reported
                    else f"the cell raised {error_name([error[0]])}: {error[1]}" if error
                    else failed[0].message if failed else "")
@@ -204,11 +203,14 @@ class Judge:
                 break
         return outcome
 
+    def judge(self, records: list[dict], gid: str) -> verdicts.CellChecks:
+        """Test cell ``gid``'s checks judged against the reference, from the records it has sent so far."""
+        return verdicts.judge(self.reference.records, records, self.reference.rules, cells={gid}).get(gid, verdicts.CellChecks(gid))
 
-def _failed(ref: reference.Reference, records: list[dict], gid: str) -> bool:
-    """Whether a check of test cell ``gid`` that has reported so far failed."""
-    judged = verdicts.judge(ref.records, records, ref.rules, cells={gid}).get(gid)
-    return bool(judged) and any(not c.passed and c.message != verdicts.NOT_REPORTED for c in judged.checks)
+
+def _reported_failures(judged: verdicts.CellChecks) -> list[verdicts.Check]:
+    """The checks that reported and failed (one that has not reported yet may still pass)."""
+    return [c for c in judged.checks if not c.passed and c.message != verdicts.NOT_REPORTED]
 
 
 def _pieces(source: str) -> list[str]:

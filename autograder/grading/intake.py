@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import stat
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,6 +20,21 @@ from ..core import course
 from ..core.settings import INVALID, MISSING, NOT_SUBMITTED
 
 MAX_NOTEBOOK_MB = 64  # a lesson with every output is well under 5 MB
+
+# The student ids a person could have: a login, a student number, an e-mail address. On a shared exchange the
+# students themselves write these names (nbgrader's inbound folder names), and an id reaches every page an
+# instructor opens (Formgrader's lists, the manual-grading page), so anything else is refused by name, never
+# renamed: the instructor decides what it should have been.
+STUDENT_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._@-]{0,99}")
+STUDENT_ID_RULE = "letters, digits, '.', '_', '-' and '@', starting with a letter or digit, at most 100 characters"
+
+
+def student_id_problem(name: str) -> str | None:
+    """Why ``name`` cannot be a student id (in words that quote it safely), or None when it can."""
+    if STUDENT_ID.fullmatch(name):
+        return None
+    return (f"the folder name {ascii(name)} is not a student id ({STUDENT_ID_RULE}): it was not graded. Rename the "
+            "folder to the student's id (or remove it) and grade again")
 
 
 @dataclass

@@ -26,6 +26,8 @@ boundaries a check off at its limit: < for <=, one item, zero rows
 provenance a figure from the wrong data (training data where test or validation data belong)
 scaler     a GradScaler missing where float16 needs it, or changing what a bfloat16/CPU/disabled step does
 autocast-device autocast's device_type written in ('cpu', 'cuda') instead of taken from the input
+nesting    one level of a structure handled, not a structure inside a structure (a dict inside a list)
+result-device a result left on the wrong device where the words say where it lives ('on the CPU')
 ========== ===============================================================================
 
 Nothing here judges an answer: the old ``check_*`` helpers that decided in the kernel are gone, and each
@@ -66,6 +68,8 @@ CLASSES = {
     "provenance": "a figure from the wrong data (training data where test or validation data belong)",
     "scaler": "a GradScaler missing where float16 needs it, or changing a bfloat16, CPU or disabled step",
     "autocast-device": "autocast's device_type written in instead of taken from the input",
+    "nesting": "one level of a structure handled, not a structure inside a structure (a dict inside a list)",
+    "result-device": "a result left on the wrong device where the words say where it lives ('on the CPU')",
 }
 # What a hidden test of each class calls (tests/test_promises.py checks that the test cells of a row that names a
 # class call one of them). ``hidden.*`` are coursekit.hidden's functions; the others are instruments of this module.
@@ -86,13 +90,15 @@ PROBES = {
     "provenance": ("batches_of", "ScriptedLoss", "serve_dataset", "hidden.same"),
     "scaler": ("ScalerSpy", "RecordingSGD", "MatmulSGD"),
     "autocast-device": ("hidden.on_meta", "AutocastSpy"),
+    "nesting": ("nested", "state_dict"),
+    "result-device": ("FarDevice", "hidden.on_meta"),
 }
 
 __all__ = ["CLASSES", "PROBES", "MetaModel", "serve_dataset", "refuse_cuda", "DeviceProbe", "LossSpy", "ModeSpy",
            "RecordingSGD", "dim_images", "write_idx", "AutocastSpy", "ScalerSpy", "ClockSpy", "NanLossFrom", "twin",
            "pretend_cuda", "notebook_device_elsewhere", "idx_bytes", "labelled_points", "EvaluationSpy", "cross_terms",
            "ScriptedLoss", "batches_of", "confident_logits", "eval_outputs", "reproducibility", "loader_generator",
-           "NoGradOnly", "MatmulSGD", "precision_probe"]
+           "NoGradOnly", "MatmulSGD", "precision_probe", "FarDevice", "nested"]
 
 
 # --- device -----------------------------------------------------------------------------------------
@@ -243,6 +249,184 @@ def notebook_device_elsewhere(namespace: dict, name: str = "device", what: str =
             namespace.pop(name, None)
         else:
             namespace[name] = saved
+
+
+# --- where a result lives ----------------------------------------------------------------------------------------
+
+class _FarTensor(torch.Tensor):
+    """A tensor on FarDevice's second device: a CPU tensor underneath (the same values and autograd history), whose
+    type says where it lives. Operations on it give tensors of this type (torch.Tensor's own subclass rule)."""
+
+
+def _tensors_in(value: Any, found: list) -> list:
+    if isinstance(value, torch.Tensor):
+        found.append(value)
+    elif isinstance(value, (list, tuple)):
+        for item in value:
+            _tensors_in(item, found)
+    elif isinstance(value, dict):
+        for item in value.values():
+            _tensors_in(item, found)
+    return found
+
+
+def _far(value: Any, inputs: Sequence[Any] = ()) -> Any:
+    """``value`` with every tensor in it on the second device (an input returned as it is, by an in-place operation,
+    keeps its place)."""
+    if any(value is given for given in inputs):
+        return value
+    if isinstance(value, torch.Tensor):
+        return value if isinstance(value, _FarTensor) else value.as_subclass(_FarTensor)
+    if type(value) in (list, tuple):
+        return type(value)(_far(item, inputs) for item in value)
+    return value
+
+
+_COPIED_OUT = {torch.Tensor.item, torch.Tensor.tolist, torch.Tensor.__float__, torch.Tensor.__int__,
+               torch.Tensor.__index__, torch.Tensor.__bool__}
+_MAY_MIX = {torch.Tensor.copy_, torch.Tensor.__getitem__, torch.Tensor.__setitem__}   # as CUDA allows it
+
+
+class _FarMode(torch.overrides.TorchFunctionMode):
+    """FarDevice's rules, applied to every PyTorch call inside its block (see FarDevice)."""
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        kwargs = kwargs or {}
+        if getattr(func, "__self__", None) is torch.Tensor.device and isinstance(args[0], _FarTensor):
+            return FarDevice.device
+        if func in (torch.Tensor.to, torch.Tensor.cpu, torch.Tensor.cuda):
+            return self._move(func, args, kwargs)
+        tensors = _tensors_in([args, kwargs], [])
+        far = any(isinstance(t, _FarTensor) for t in tensors)
+        if far and func is torch.Tensor.numpy:
+            raise TypeError("can't convert a tensor on another device to numpy: use Tensor.cpu() to copy it to the "
+                            "CPU first.")
+        if far and func in _COPIED_OUT:
+            return func(args[0].as_subclass(torch.Tensor), *args[1:], **kwargs)
+        made_there = _device_of((), {"device": kwargs.get("device")}) == FarDevice.device
+        if made_there:   # a factory (torch.zeros(..., device=...)) asked for the second device
+            kwargs = {**kwargs, "device": "cpu"}
+        result = func(*args, **kwargs)
+        here = [t for t in tensors if not isinstance(t, _FarTensor) and t.dim() > 0]
+        if far and here and func not in _MAY_MIX and _tensors_in(result, []):   # a computation, not a question
+            raise RuntimeError(f"Expected all tensors to be on the same device, but found at least two devices, "
+                               f"{FarDevice.device.type} and {here[0].device}!")
+        return _far(result, args) if far or made_there else result
+
+    @staticmethod
+    def _move(func, args, kwargs):
+        tensor, rest = args[0], list(args[1:])
+        kwargs = dict(kwargs)
+        if func is torch.Tensor.cuda:
+            _refuse()
+        if func is torch.Tensor.cpu:
+            target = torch.device("cpu")
+        elif rest and isinstance(rest[0], torch.Tensor):   # x.to(other): other's device and dtype
+            other = rest.pop(0)
+            target = FarDevice.device if isinstance(other, _FarTensor) else other.device
+            rest.insert(0, other.dtype)
+        else:
+            target = _device_of((), {"device": kwargs.pop("device", None)})
+            if target is None and rest and _device_of((rest[0],), {}) is not None:
+                target = _device_of((rest.pop(0),), {})
+        if target is None:
+            return func(*args, **kwargs)   # a dtype only: it stays where it is
+        if target.type == "cuda":
+            _refuse()
+        plain = tensor.as_subclass(torch.Tensor) if isinstance(tensor, _FarTensor) else tensor
+        if target == FarDevice.device:
+            moved = plain.to(None, *rest, **kwargs)   # its dtype (and copy) asked for, on the same memory
+            if moved is plain:   # already there, or a copy to be made
+                return tensor if isinstance(tensor, _FarTensor) else plain.clone().as_subclass(_FarTensor)
+            return moved.as_subclass(_FarTensor)
+        if not isinstance(tensor, _FarTensor):
+            return func(*args, **kwargs)
+        moved = plain.to(target, *rest, **kwargs)
+        return plain.clone() if moved is plain else moved   # a copy, as from a GPU
+
+
+class FarDevice:
+    """A second device with real numbers, for a CPU runner: inside ``with FarDevice() as far:`` the ``meta`` device
+    stands for an accelerator. A tensor or a module moved there (``far.move(model)``, or code that calls
+    ``x.to(torch.device("meta"))``, ``model.to(...)``, ``torch.zeros(..., device=...)``) keeps its values and its
+    gradients; its ``.device`` says ``meta``; ``.cpu()``, ``.to("cpu")``, ``.item()`` and ``.tolist()`` copy it back;
+    ``.numpy()`` refuses it, as it refuses a CUDA tensor; an operation that mixes it with a CPU tensor (other than a
+    0-d one) raises the same-device error; ``.cuda()`` is refused. So code that forgets to bring a result back to the
+    CPU, or to move its data to the model's device, behaves as it would on a GPU machine, where ``hidden.on_meta``
+    (shapes without numbers) cannot follow the code that far.
+
+    Send what came back with ``far.located(value)`` after the block: tensors still on the second device become
+    ``meta`` tensors (shape, dtype and device, no values), CPU tensors keep their values::
+
+        with testing.FarDevice() as far:
+            model = far.move(fresh_model)            # the model on the second device, x on the CPU
+            predictions = predict(model, x)
+        hidden.same("predict with the model on another device: the predictions, on the CPU", far.located(predictions))
+    """
+
+    device = torch.device("meta")
+
+    def __init__(self) -> None:
+        self.active = False
+
+    def move(self, value: Any) -> Any:
+        """A tensor (a copy), a module (its parameters and buffers, in place: the same Parameter objects) or a
+        tuple, list or dict of them, on the second device."""
+        if isinstance(value, nn.Module):
+            for module in value.modules():
+                for name, param in module._parameters.items():
+                    if param is not None and not isinstance(param, _FarTensor):
+                        there = nn.Parameter(param.detach().clone().as_subclass(_FarTensor), param.requires_grad)
+                        torch.utils.swap_tensors(param, there)
+                for name, buffer in module._buffers.items():
+                    if buffer is not None and not isinstance(buffer, _FarTensor):
+                        module._buffers[name] = buffer.clone().as_subclass(_FarTensor)
+            return value
+        if isinstance(value, torch.Tensor):
+            return value if isinstance(value, _FarTensor) else value.detach().clone().as_subclass(_FarTensor)
+        if type(value) in (list, tuple):
+            return type(value)(self.move(item) for item in value)
+        if type(value) is dict:
+            return {key: self.move(item) for key, item in value.items()}
+        return value
+
+    def located(self, value: Any) -> Any:
+        """``value`` as the grader should see it: each tensor on the second device a ``meta`` tensor of its shape and
+        dtype, every other value as it is (tuples, lists and dicts looked into)."""
+        check(not self.active, "FarDevice.located(...) reads results after the `with` block, not inside it.")
+        if isinstance(value, _FarTensor):
+            return torch.empty(value.shape, dtype=value.dtype, device="meta")
+        if type(value) in (list, tuple):
+            return type(value)(self.located(item) for item in value)
+        if type(value) is dict:
+            return {key: self.located(item) for key, item in value.items()}
+        return value
+
+    def __enter__(self) -> "FarDevice":
+        self._swap = torch.__future__.get_swap_module_params_on_conversion()
+        torch.__future__.set_swap_module_params_on_conversion(True)   # model.to(...) keeps its Parameter objects
+        self._mode = _FarMode()
+        self._mode.__enter__()
+        self.active = True
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.active = False
+        self._mode.__exit__(*exc)
+        torch.__future__.set_swap_module_params_on_conversion(self._swap)
+
+
+# --- structures inside structures -----------------------------------------------------------------------------
+
+def nested(first: Any, second: Any, third: Any, fourth: Any, fifth: Any) -> list:
+    """Five values arranged as a batch of several kinds of data can come, one structure inside another::
+
+        [{"input": first, "extra": (second, {"mask": third})}, ([fourth], fifth)]
+
+    a dict inside a list, a tuple and a dict inside that dict, a list inside a tuple. Code that handles one level
+    only (a tuple of tensors, a dict of tensors) meets a container where it expects a tensor; send what it makes of
+    them with ``hidden.same``."""
+    return [{"input": first, "extra": (second, {"mask": third})}, ([fourth], fifth)]
 
 
 # --- logits -----------------------------------------------------------------------------------------

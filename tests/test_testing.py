@@ -552,3 +552,112 @@ def test_precision_probe_shows_the_precision_of_the_product():
     assert first(layer(rows).to(torch.bfloat16)) != 2**-5             # a float32 product cast afterwards differs
     with torch.autocast("cuda", dtype=torch.float16, enabled=torch.cuda.is_available()):
         assert first(layer(rows)) == 2**-5 + 2**-9 + 2**-12         # autocast for another device type: float32
+
+
+# --- where a result lives, and structures inside structures ---------------------------------------------------
+
+def _predict_back_on_the_cpu(model, x):
+    model.eval()
+    with torch.no_grad():
+        return model(x.to(next(model.parameters()).device)).argmax(dim=1).cpu()
+
+
+def _predict_left_on_the_model(model, x):
+    model.eval()
+    with torch.no_grad():
+        return model(x.to(next(model.parameters()).device)).argmax(dim=1)
+
+
+def _predict_never_moving_x(model, x):
+    model.eval()
+    with torch.no_grad():
+        return model(x).argmax(dim=1).cpu()
+
+
+def _outcome(fn, *args):
+    try:
+        return fn(*args)
+    except Exception as error:
+        return error
+
+
+def test_far_device_tells_a_result_brought_back_from_one_left_on_the_models_device():
+    torch.manual_seed(0)
+    x = torch.randn(6, 4)
+    reference = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 3))
+    expected = reference(x).argmax(dim=1)
+    found = {}
+    for answer in (_predict_back_on_the_cpu, _predict_left_on_the_model, _predict_never_moving_x):
+        model = testing.twin(reference)
+        with testing.FarDevice() as far:
+            far.move(model)
+            assert next(model.parameters()).device.type == "meta"
+            result = _outcome(answer, model, x)
+        found[answer] = far.located(result)
+    assert torch.equal(found[_predict_back_on_the_cpu], expected)                   # values, on the CPU
+    left = found[_predict_left_on_the_model]
+    assert left.device.type == "meta" and left.shape == (6,) and left.dtype == torch.int64
+    assert isinstance(found[_predict_never_moving_x], RuntimeError)                 # the same-device error
+    assert "same device" in str(found[_predict_never_moving_x])
+
+
+def test_far_device_trains_with_real_values_and_keeps_the_parameter_objects():
+    torch.manual_seed(1)
+    x, y = torch.randn(8, 3), torch.randint(0, 2, (8,))
+    here = nn.Sequential(nn.Linear(3, 5), nn.BatchNorm1d(5), nn.ReLU(), nn.Linear(5, 2))
+    there = testing.twin(here)
+    first = there[0].weight
+    for model, device in ((here, torch.device("cpu")), (there, testing.FarDevice.device)):
+        optimizer = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+        with testing.FarDevice() as far:
+            model.to(device)                                      # the optimizer's Parameter objects are kept
+            for _ in range(2):
+                optimizer.zero_grad()
+                loss = F.cross_entropy(model(x.to(device)), y.to(device))
+                loss.backward()
+                optimizer.step()
+            value = loss.item()
+        model.loss = value
+    assert there[0].weight is first and isinstance(first, nn.Parameter)
+    assert abs(here.loss - there.loss) < 1e-6
+    with testing.FarDevice() as far:
+        back = [p.detach().cpu() for p in there.parameters()]
+        assert there[1].running_mean.device.type == "meta"
+        fails(lambda: torch.ones(2).cuda(), ".cuda()")
+        with pytest.raises(TypeError):
+            there[0].weight.detach().numpy()
+        made = torch.zeros(3, device=there[0].weight.device)
+        assert made.device.type == "meta" and made.sum().item() == 0.0
+    for p, q in zip(here.parameters(), back):
+        assert torch.allclose(p.detach(), q, atol=1e-6)
+    assert far.located(made).device.type == "meta" and far.located(back[0]) is back[0]
+    fails(lambda: far.__enter__().located(made), "after the `with` block")
+    far.__exit__(None, None, None)
+    assert torch.ones(2).to("meta").device.type == "meta"        # outside the block, meta is meta again
+
+
+def _moved_one_level(batch, device):
+    if isinstance(batch, dict):
+        return {k: v.to(device) for k, v in batch.items()}
+    return type(batch)(v.to(device) for v in batch)
+
+
+def _moved_every_level(batch, device):
+    if isinstance(batch, torch.Tensor):
+        return batch.to(device)
+    if isinstance(batch, dict):
+        return {k: _moved_every_level(v, device) for k, v in batch.items()}
+    if isinstance(batch, (list, tuple)):
+        return type(batch)(_moved_every_level(v, device) for v in batch)
+    return batch
+
+
+def test_nested_tells_one_level_from_every_level():
+    leaves = [torch.ones(2), torch.zeros(1, dtype=torch.uint8), torch.tensor([True]), torch.arange(3), torch.rand(2, 2)]
+    batch = testing.nested(*leaves)
+    assert isinstance(batch, list) and isinstance(batch[0], dict) and isinstance(batch[0]["extra"], tuple)
+    assert isinstance(batch[0]["extra"][1], dict) and isinstance(batch[1][0], list)
+    moved = _moved_every_level(batch, "meta")
+    assert moved[0]["extra"][1]["mask"].device.type == "meta" and moved[1][0][0].device.type == "meta"
+    with pytest.raises(AttributeError):
+        _moved_one_level(batch, "meta")

@@ -27,6 +27,12 @@ WRONG = {
             # .cpu() on the way: the gradient of a GPU tensor comes back on the CPU.
             "def grad_at(f, x):\n    leaf = x.detach().cpu().requires_grad_()\n    f(leaf).backward()\n    return leaf.grad\n",
         ],
+        "result-device": [
+            # Hands the gradient back on the CPU: right on a CPU machine, wrong for an x that lives elsewhere.
+            "def grad_at(f, x):\n    leaf = x.detach().requires_grad_()\n    f(leaf).backward()\n    return leaf.grad.cpu()\n",
+            "def grad_at(f, x):\n    leaf = x.detach().clone().requires_grad_()\n    f(leaf).backward()\n"
+            "    return leaf.grad.to('cpu', copy=True)\n",
+        ],
         "grad": [
             # Switches on requires_grad on the caller's tensor: the second call on the same x accumulates.
             "def grad_at(f, x):\n    x.requires_grad_(True)\n    f(x).backward()\n    return x.grad\n",
@@ -43,37 +49,54 @@ WRONG = {
             "    w.grad = None\n    for x, y in batches:\n        loss_fn(w, x, y).backward()\n    return w.grad\n",
             # Zeroes inside the loop: only the last batch survives.
             "def grad_over_batches(loss_fn, w, batches):\n"
-            "    for x, y in batches:\n        w.grad = None\n        (loss_fn(w, x, y) / len(batches)).backward()\n    return w.grad\n",
-            # Divides by the batch size, not by the number of batches.
+            "    total = sum(len(x) for x, _ in batches)\n"
+            "    for x, y in batches:\n        w.grad = None\n        (loss_fn(w, x, y) * len(x) / total).backward()\n"
+            "    return w.grad\n",
+            # Divides by the batch size, not by the number of examples in all the batches.
             "def grad_over_batches(loss_fn, w, batches):\n"
             "    w.grad = None\n    for x, y in batches:\n        (loss_fn(w, x, y) / len(x)).backward()\n    return w.grad\n",
         ],
         "grad": [
             # Never zeroes: a stale w.grad (or the previous step's) is added in.
             "def grad_over_batches(loss_fn, w, batches):\n"
-            "    for x, y in batches:\n        (loss_fn(w, x, y) / len(batches)).backward()\n    return w.grad\n",
+            "    total = sum(len(x) for x, _ in batches)\n"
+            "    for x, y in batches:\n        (loss_fn(w, x, y) * len(x) / total).backward()\n    return w.grad\n",
             # zero_() on a gradient that does not exist yet.
             "def grad_over_batches(loss_fn, w, batches):\n"
-            "    w.grad.zero_()\n    for x, y in batches:\n        (loss_fn(w, x, y) / len(batches)).backward()\n    return w.grad\n",
-            # One backward on the average, but nothing reset first: the stale gradient stays in.
+            "    w.grad.zero_()\n    total = sum(len(x) for x, _ in batches)\n"
+            "    for x, y in batches:\n        (loss_fn(w, x, y) * len(x) / total).backward()\n    return w.grad\n",
+            # One backward on the weighted mean, but nothing reset first: the stale gradient stays in.
             "def grad_over_batches(loss_fn, w, batches):\n"
-            "    total = sum(loss_fn(w, x, y) for x, y in batches) / len(batches)\n    total.backward()\n    return w.grad\n",
+            "    total = sum(len(x) for x, _ in batches)\n"
+            "    mean = sum(loss_fn(w, x, y) * len(x) for x, y in batches) / total\n    mean.backward()\n    return w.grad\n",
         ],
         "device": [
-            # Zeroes with torch.zeros: a CPU gradient that a GPU parameter cannot accumulate into.
+            # Zeroes with torch.zeros: a CPU gradient that a parameter on another device cannot accumulate into.
             "def grad_over_batches(loss_fn, w, batches):\n"
-            "    w.grad = torch.zeros(w.shape)\n"
-            "    for x, y in batches:\n        (loss_fn(w, x, y) / len(batches)).backward()\n    return w.grad\n",
+            "    w.grad = torch.zeros(w.shape)\n    total = sum(len(x) for x, _ in batches)\n"
+            "    for x, y in batches:\n        (loss_fn(w, x, y) * len(x) / total).backward()\n    return w.grad\n",
         ],
-        "aggregation": [
-            # Weights each batch by its size: the mean over all examples, not the mean over batches the docstring asks for.
+        "result-device": [
+            # Hands the gradient back on the CPU: right on a CPU machine, wrong for a w that lives elsewhere.
             "def grad_over_batches(loss_fn, w, batches):\n"
             "    w.grad = None\n    total = sum(len(x) for x, _ in batches)\n"
-            "    for x, y in batches:\n        (loss_fn(w, x, y) * len(x) / total).backward()\n    return w.grad\n",
-            # Counts the batches as examples // batch size: one short when the last batch is smaller.
+            "    for x, y in batches:\n        (loss_fn(w, x, y) * len(x) / total).backward()\n    return w.grad.cpu()\n",
+            # Leaves w.grad alone but returns a copy made on the CPU, as torch.tensor of a list does.
             "def grad_over_batches(loss_fn, w, batches):\n"
-            "    w.grad = None\n    count = sum(len(x) for x, _ in batches) // len(batches[0][0])\n"
-            "    for x, y in batches:\n        (loss_fn(w, x, y) / count).backward()\n    return w.grad\n",
+            "    w.grad = None\n    total = sum(len(x) for x, _ in batches)\n"
+            "    for x, y in batches:\n        (loss_fn(w, x, y) * len(x) / total).backward()\n"
+            "    return w.grad.to('cpu')\n",
+        ],
+        "aggregation": [
+            # The plain mean over batches (1 / len(batches) each): right for equal batches only, while the words say
+            # a smaller batch counts less.
+            "def grad_over_batches(loss_fn, w, batches):\n"
+            "    w.grad = None\n    for x, y in batches:\n        (loss_fn(w, x, y) / len(batches)).backward()\n"
+            "    return w.grad\n",
+            # Counts the examples as batches x the first batch's size: too many when the last batch is smaller.
+            "def grad_over_batches(loss_fn, w, batches):\n"
+            "    w.grad = None\n    total = len(batches) * len(batches[0][0])\n"
+            "    for x, y in batches:\n        (loss_fn(w, x, y) * len(x) / total).backward()\n    return w.grad\n",
             # Skips a smaller last batch (as drop_last=True would): its examples never count.
             "def grad_over_batches(loss_fn, w, batches):\n"
             "    w.grad = None\n    full = [(x, y) for x, y in batches if len(x) == len(batches[0][0])]\n"
@@ -239,6 +262,12 @@ RIGHT = {
             "def grad_at(f, x):\n    leaf = torch.zeros_like(x).add_(x.detach()).requires_grad_()\n"
             "    (g,) = torch.autograd.grad(f(leaf), [leaf])\n    return g\n",
         ],
+        "result-device": [
+            # Moves the gradient to x's device, where it already is.
+            "def grad_at(f, x):\n    leaf = x.detach().requires_grad_()\n    f(leaf).backward()\n    return leaf.grad.to(x.device)\n",
+            "def grad_at(f, x):\n    leaf = x.detach().requires_grad_()\n    (g,) = torch.autograd.grad(f(leaf), leaf)\n"
+            "    return g.detach()\n",
+        ],
         "grad": [
             # enable_grad and autograd.grad: nothing is ever written into a .grad.
             "def grad_at(f, x):\n"
@@ -250,35 +279,53 @@ RIGHT = {
     },
     "grad-over-batches": {
         "values": [
-            # One backward on the average of all losses (no accumulation needed).
+            # One autograd.grad on the weighted mean of all losses (no accumulation needed).
             "def grad_over_batches(loss_fn, w, batches):\n"
-            "    total = sum(loss_fn(w, x, y) for x, y in batches) / len(batches)\n"
-            "    w.grad = torch.autograd.grad(total, w)[0]\n    return w.grad\n",
+            "    total = sum(len(x) for x, _ in batches)\n"
+            "    mean = sum(loss_fn(w, x, y) * len(x) for x, y in batches) / total\n"
+            "    w.grad = torch.autograd.grad(mean, w)[0]\n    return w.grad\n",
         ],
         "grad": [
             # Zeroes in place when a gradient exists.
             "def grad_over_batches(loss_fn, w, batches):\n"
-            "    if w.grad is not None:\n        w.grad.zero_()\n"
-            "    for x, y in batches:\n        loss = loss_fn(w, x, y)\n        (loss / len(batches)).backward()\n"
+            "    if w.grad is not None:\n        w.grad.zero_()\n    total = sum(x.shape[0] for x, _ in batches)\n"
+            "    for x, y in batches:\n        loss = loss_fn(w, x, y)\n        (loss * (x.shape[0] / total)).backward()\n"
             "    return w.grad\n",
-            # Scales the gradient after accumulating the plain batch losses.
+            # Accumulates each batch's summed loss (mean x size), then divides the gradient by N once.
             "def grad_over_batches(loss_fn, w, batches):\n"
-            "    w.grad = None\n    for x, y in batches:\n        loss_fn(w, x, y).backward()\n"
-            "    w.grad /= len(batches)\n    return w.grad\n",
+            "    w.grad = None\n    seen = 0\n    for x, y in batches:\n        (loss_fn(w, x, y) * len(x)).backward()\n"
+            "        seen += len(x)\n    w.grad /= seen\n    return w.grad\n",
         ],
         "device": [
             "def grad_over_batches(loss_fn, w, batches):\n"
-            "    w.grad = torch.zeros_like(w)\n"
-            "    for x, y in batches:\n        (loss_fn(w, x, y) / len(batches)).backward()\n    return w.grad\n",
+            "    w.grad = torch.zeros_like(w)\n    total = sum(len(x) for x, _ in batches)\n"
+            "    for x, y in batches:\n        (loss_fn(w, x, y) * len(x) / total).backward()\n    return w.grad\n",
             "def grad_over_batches(loss_fn, w, batches):\n"
-            "    w.grad = w.new_zeros(w.shape)\n"
-            "    for x, y in batches:\n        (loss_fn(w, x, y) * (1.0 / len(batches))).backward()\n    return w.grad\n",
+            "    w.grad = w.new_zeros(w.shape)\n    total = sum(len(y) for _, y in batches)\n"
+            "    for x, y in batches:\n        (loss_fn(w, x, y) * (len(y) / total)).backward()\n    return w.grad\n",
+        ],
+        "result-device": [
+            # Moves the gradient to w's own device, which is where it already is.
+            "def grad_over_batches(loss_fn, w, batches):\n"
+            "    w.grad = None\n    total = sum(len(x) for x, _ in batches)\n"
+            "    for x, y in batches:\n        (loss_fn(w, x, y) * len(x) / total).backward()\n"
+            "    return w.grad.to(w.device)\n",
+            # Returns the gradient read back from w after the loop.
+            "def grad_over_batches(loss_fn, w, batches):\n"
+            "    w.grad = None\n    total = sum(len(x) for x, _ in batches)\n"
+            "    for x, y in batches:\n        (loss_fn(w, x, y) * len(x) / total).backward()\n"
+            "    grad = w.grad\n    return grad\n",
         ],
         "aggregation": [
-            # The batch losses stacked and averaged: a mean over batches, whatever their sizes.
+            # Other readings of "weight each batch by its share": the share from the labels (len(y)), and the
+            # batch losses stacked and weighted by a tensor of sizes.
+            "def grad_over_batches(loss_fn, w, batches):\n"
+            "    w.grad = None\n    total = sum(len(y) for _, y in batches)\n"
+            "    for x, y in batches:\n        (loss_fn(w, x, y) * (len(y) / total)).backward()\n    return w.grad\n",
             "def grad_over_batches(loss_fn, w, batches):\n"
             "    losses = torch.stack([loss_fn(w, x, y) for x, y in batches])\n"
-            "    w.grad = None\n    losses.mean().backward()\n    return w.grad\n",
+            "    sizes = torch.tensor([float(len(x)) for x, _ in batches], device=losses.device)\n"
+            "    w.grad = None\n    ((losses * sizes).sum() / sizes.sum()).backward()\n    return w.grad\n",
         ],
     },
     "predict-without-graph": {
@@ -391,10 +438,10 @@ RIGHT = {
 
 NOT_TESTED = {
     "numerical-gradient": {
-        "device": "the estimate reads f's value element by element (.item()), which a 'meta' tensor cannot give, and the "
-                  "CPU runner has no second device to try it on.",
+        "device": "the words do not say where the estimate lives: it is numbers read from f one at a time (.item()), "
+                  "and a float64 tensor on the CPU fits them as well as one on x's device.",
     },
     "gradient-check": {
-        "device": "it runs numerical_gradient, which needs real numbers (no 'meta'), and the CPU runner has no second device.",
+        "device": "it returns a Python float, which lives on no device.",
     },
 }

@@ -57,6 +57,11 @@ WRONG = {
             "def mean_image(images):\n"
             "    return torch.tensor([images[:, j].mean().item() for j in range(images.shape[1])])\n",
         ],
+        "result-device": [
+            # Brings the mean back to the CPU, where the words say it stays on the images' device.
+            "def mean_image(images):\n    return images.mean(dim=0).cpu()\n",
+            "def mean_image(images):\n    return images.mean(dim=0).to('cpu')\n",
+        ],
     },
 }
 
@@ -114,12 +119,18 @@ RIGHT = {
             # A matrix product with a vector of ones made on the images' device.
             "def mean_image(images):\n    return images.new_ones(images.shape[0]) @ images / images.shape[0]\n",
         ],
+        "result-device": [
+            # Moves the mean to the images' device, where it already is.
+            "def mean_image(images):\n    return images.mean(dim=0).to(images.device)\n",
+            "def mean_image(images):\n    total = torch.zeros_like(images[0])\n    for row in images:\n        total += row\n"
+            "    return total / len(images)\n",
+        ],
     },
 }
 
 NOT_TESTED = {
     "count-labels": {
-        "device": "torch.bincount, the natural answer, has no 'meta' implementation (its output size depends on the "
-                  "data), and the CPU runner has no second device to try it on.",
+        "device": "the words do not say where the counts live (on the labels' device or on the CPU both fit them), and "
+                  "torch.bincount, the natural answer, has no 'meta' implementation (its output size depends on the data).",
     },
 }

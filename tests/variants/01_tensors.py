@@ -62,6 +62,11 @@ WRONG = {
             # A NumPy round trip: fine on the CPU, impossible for images on a GPU.
             "def flatten_images(images):\n    return torch.from_numpy(images.numpy().reshape(images.shape[0], -1))\n",
         ],
+        "result-device": [
+            # Brings the flattened batch to the CPU, where the words say it stays on the images' device.
+            "def flatten_images(images):\n    return images.reshape(images.shape[0], -1).cpu()\n",
+            "def flatten_images(images):\n    return images.contiguous().view(len(images), -1).to('cpu')\n",
+        ],
     },
     "channels-last": {
         "values": [
@@ -90,6 +95,11 @@ WRONG = {
             "    n, c, h, w = images.shape\n    out = torch.empty(n, h, w, c, dtype=images.dtype)\n"
             "    for k in range(c):\n        out[..., k] = images[:, k]\n    return out\n",
         ],
+        "result-device": [
+            # The permuted batch, copied to the CPU.
+            "def to_channels_last(images):\n    return images.permute(0, 2, 3, 1).cpu()\n",
+            "def to_channels_last(images):\n    return images.permute(0, 2, 3, 1).contiguous().to('cpu')\n",
+        ],
     },
     "pairwise-distances": {
         "values": [
@@ -108,6 +118,14 @@ WRONG = {
             "def pairwise_sq_distances(a, b):\n    a = a.to('cpu')\n    return ((a[:, None, :] - b[None, :, :]) ** 2).sum(-1)\n",
             # Never moves b: fine while both live on the same device.
             "def pairwise_sq_distances(a, b):\n    return ((a[:, None, :] - b[None, :, :]) ** 2).sum(-1)\n",
+        ],
+        "result-device": [
+            # Moves a to b's device instead of b to a's: the answer lives where b lives.
+            "def pairwise_sq_distances(a, b):\n    a = a.to(b.device)\n"
+            "    return ((a.unsqueeze(1) - b.unsqueeze(0)) ** 2).sum(-1)\n",
+            # Computes where a lives, then hands the answer over on the CPU.
+            "def pairwise_sq_distances(a, b):\n    b = b.to(a.device)\n"
+            "    return ((a.unsqueeze(1) - b.unsqueeze(0)) ** 2).sum(-1).cpu()\n",
         ],
     },
 }
@@ -158,6 +176,10 @@ RIGHT = {
         "device": [
             "def flatten_images(images):\n    return torch.nn.Flatten()(images)\n",
         ],
+        "result-device": [
+            "def flatten_images(images):\n    return images.reshape(images.shape[0], -1).to(images.device)\n",
+            "def flatten_images(images):\n    return torch.flatten(images, start_dim=1)\n",
+        ],
     },
     "channels-last": {
         "values": [
@@ -178,6 +200,10 @@ RIGHT = {
             "    n, c, h, w = images.shape\n    out = torch.empty(n, h, w, c, dtype=images.dtype, device=images.device)\n"
             "    for k in range(c):\n        out[..., k] = images[:, k]\n    return out\n",
         ],
+        "result-device": [
+            "def to_channels_last(images):\n    return images.permute(0, 2, 3, 1).contiguous()\n",
+            "def to_channels_last(images):\n    return images.movedim(1, -1).to(images.device)\n",
+        ],
     },
     "pairwise-distances": {
         "values": [
@@ -192,6 +218,13 @@ RIGHT = {
             "def pairwise_sq_distances(a, b):\n"
             "    diff = a[:, None, :] - b.to(device=a.device)[None, :, :]\n"
             "    return torch.einsum('nmd,nmd->nm', diff, diff)\n",
+        ],
+        "result-device": [
+            # The expansion |a|^2 - 2 a.b + |b|^2, with b moved to a's device first.
+            "def pairwise_sq_distances(a, b):\n    b = b.to(a.device)\n"
+            "    return (a * a).sum(1, keepdim=True) - 2 * a @ b.T + (b * b).sum(1)\n",
+            "def pairwise_sq_distances(a, b):\n"
+            "    return ((a[:, None, :] - b.to(device=a.device)[None, :, :]) ** 2).sum(dim=2)\n",
         ],
     },
 }

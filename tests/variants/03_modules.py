@@ -199,11 +199,22 @@ WRONG = {
             "    model.train(was_training)\n    return out\n",
         ],
         "device": [
-            # Hands the predictions back on the CPU, wherever the model ran.
+            # 'cpu' written in for the input: the model on another device gets a CPU batch.
+            "def predict(model, x):\n"
+            "    was_training = model.training\n    model.eval()\n"
+            "    with torch.no_grad():\n        out = model(x.to('cpu'))\n"
+            "    model.train(was_training)\n    return out\n",
+        ],
+        "result-device": [
+            # Hands the output back on the CPU, where the words say it stays with the model.
             "def predict(model, x):\n"
             "    was_training = model.training\n    model.eval()\n"
             "    with torch.no_grad():\n        out = model(x)\n"
             "    model.train(was_training)\n    return out.cpu()\n",
+            "def predict(model, x):\n"
+            "    was_training = model.training\n    model.eval()\n"
+            "    with torch.no_grad():\n        out = model(x).detach().to('cpu')\n"
+            "    model.train(was_training)\n    return out\n",
         ],
     },
     "save-and-reload": {
@@ -404,6 +415,17 @@ RIGHT = {
             "def predict(model, x):\n"
             "    was_training = model.training\n    model.eval()\n"
             "    with torch.no_grad():\n        out = model(x.to(next(model.parameters()).device))\n"
+            "    model.train(was_training)\n    return out\n",
+        ],
+        "result-device": [
+            # Moves the output to the input's device, where it already is.
+            "def predict(model, x):\n"
+            "    was_training = model.training\n    model.eval()\n"
+            "    with torch.no_grad():\n        out = model(x)\n"
+            "    model.train(was_training)\n    return out.to(x.device)\n",
+            "def predict(model, x):\n"
+            "    was_training = model.training\n    model.eval()\n"
+            "    with torch.no_grad():\n        out = model(x).detach()\n"
             "    model.train(was_training)\n    return out\n",
         ],
     },

@@ -118,6 +118,8 @@ def _jupyter_server_extension_points():
 
 
 def _load_jupyter_server_extension(serverapp) -> None:
-    from . import validate
+    from . import formgrader_guard, validate
 
     validate.add_handlers(serverapp)
+    if serverapp.jpserver_extensions.get("nbgrader.server_extensions.formgrader"):
+        formgrader_guard.add_to(serverapp)

@@ -350,3 +350,92 @@ def test_formgrader_shows_a_students_markdown_without_running_it(tmp_path, monke
     page, _ = HTMLExporter(config=nbc.config).from_notebook_node(nb)
     assert "&lt;script&gt;alert(2)" in page and "&lt;img src=x onerror" in page, "shown as text"
     assert "<script>alert(2)" not in page and "<img src" not in page, "never as HTML"
+
+
+# --- a class with the oddities ordinary students hand in: everyone graded, recorded and shown -------------------
+
+# A 1x1 PNG, as JupyterLab stores a screenshot pasted into a markdown cell.
+PASTED_PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg=="
+
+
+def odd_class(folder: Path) -> dict[str, str]:
+    """Lesson 00 handed in by two honest students and four whose notebooks are odd in an everyday way; returns
+    student -> what is odd about their submission."""
+    import nbformat
+
+    def hand_in(student: str, nb, stamp: str = "2027-01-10 10:00:00.000000 UTC") -> None:
+        target = folder / student / LESSON
+        notebooks.write(nb, target / f"{LESSON}.ipynb")
+        (target / "timestamp.txt").write_text(stamp, encoding="utf-8")
+
+    for honest in ("ann", "ben"):
+        hand_in(honest, student_copy(LESSON))
+    pasted = student_copy(LESSON)
+    shot = nbformat.v4.new_markdown_cell("My screenshot of the error:\n\n![screenshot](attachment:image.png)")
+    shot["attachments"] = {"image.png": {"image/png": PASTED_PNG}}
+    pasted.cells.insert(3, shot)
+    hand_in("paster", pasted)
+    foreign = student_copy(LESSON)
+    copied = nbformat.v4.new_code_cell("x = 1  # pasted from a classmate's notebook, grading metadata and all")
+    copied.metadata["nbgrader"] = {"grade": True, "solution": False, "locked": True, "points": 2}   # no grade_id
+    foreign.cells.insert(5, copied)
+    hand_in("copier", foreign)
+    hand_in("clock", student_copy(LESSON), stamp="submitted on time, honest!")
+    renamed = student_copy(LESSON)
+    renamed.cells[2].id = "my answer (v2)"
+    hand_in("renamer", renamed)
+    return {"paster": "a pasted image", "copier": "nbgrader metadata the release does not have",
+            "clock": "a timestamp.txt that is not a time", "renamer": "a cell id the format forbids"}
+
+
+@pytest.mark.slow
+def test_one_students_odd_notebook_costs_the_class_nothing(tmp_path):
+    """Each oddity is repaired at intake and flagged; every student is graded and recorded; nbgrader's own API (what
+    Formgrader's pages call) answers for the class; the paster's feedback page shows the pasted image."""
+    from nbgrader.api import Gradebook
+    from nbgrader.apps.api import NbGraderAPI
+
+    instructor = _instructor(tmp_path / "instructor", tmp_path / "exchange")
+    odd_class(instructor / "submitted")
+    done = _grade(instructor)
+    assert "6 submission(s) recorded" in done.stdout, done.stdout
+    rows = {r["student"]: r for r in csv.DictReader(open(instructor / "graded" / "grades.csv", encoding="utf-8"))}
+    full = sum(points for _, points in _tests())
+    assert all(float(r["score"]) == full and r["status"] == GRADED for r in rows.values()), rows
+    assert not rows["ann"]["flags"] and not rows["ben"]["flags"]
+    assert "nbgrader metadata removed" in rows["copier"]["flags"]
+    assert "timestamp.txt is not a time" in rows["clock"]["flags"]
+    assert "cell id(s)" in rows["renamer"]["flags"]
+    for student in ("copier", "clock", "renamer"):   # a pasted image is kept as it is: nothing to repair
+        assert f"? {student} / {LESSON}" in done.stdout, f"the summary names {student}'s repair"
+    # The paster's page shows the screenshot, inline; the graded copy Formgrader shows keeps it as an image too.
+    page = (instructor / "graded" / "feedback" / "paster" / f"{LESSON}.html").read_text(encoding="utf-8")
+    assert f'src="data:image/png;base64,{PASTED_PNG}"' in page and "could not be rendered" not in rows["paster"]["reason"]
+    shown = notebooks.read(instructor / "autograded" / "paster" / LESSON / f"{LESSON}.ipynb")
+    assert any(f"data:image/png;base64,{PASTED_PNG}" in c.source for c in shown.cells)
+    # The timestamp: nbgrader reads a time everywhere; the student's text is kept beside it.
+    clock = instructor / "submitted" / "clock" / LESSON
+    assert (clock / "timestamp.txt.not-a-time").read_text(encoding="utf-8") == "submitted on time, honest!"
+    with Gradebook(f"sqlite:///{instructor / 'gradebook.db'}", COURSE_ID) as gb:
+        assert sorted(s.id for s in gb.students) == sorted(rows)
+        assert gb.find_submission(LESSON, "clock").timestamp is not None
+    # nbgrader's API, as Formgrader's pages call it, answers for every student.
+    from nbgrader.apps.baseapp import NbGrader
+    from nbgrader.auth import Authenticator
+    from nbgrader.coursedir import CourseDirectory
+
+    here = os.getcwd()
+    os.chdir(instructor)
+    try:
+        app = NbGrader()
+        app.initialize([])
+        api = NbGraderAPI(CourseDirectory(parent=app), Authenticator(parent=app), parent=app)
+        listed = api.get_submissions(LESSON)
+        assert sorted(s["student"] for s in listed) == sorted(rows) and all(s["autograded"] for s in listed)
+        for student in rows:
+            assert api.get_submission(LESSON, student)["autograded"]
+            assert api.get_student_submissions(student)
+        assert len(api.get_notebook_submissions(LESSON, LESSON)) == len(rows)
+        assert api.get_student_notebook_submissions("renamer", LESSON)
+    finally:
+        os.chdir(here)

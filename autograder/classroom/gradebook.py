@@ -26,19 +26,22 @@ import shutil
 import stat
 import warnings
 from dataclasses import dataclass, field
+from datetime import datetime, timezone
 from pathlib import Path
 
 import nbformat
 
 from ..core import course, notebooks
-from ..core.settings import NEEDS_GPU, NEEDS_MANUAL, NOT_SUBMITTED
+from ..core.settings import NEEDS_GPU, NEEDS_MANUAL, NOT_A_STUDENT, NOT_RECORDED, NOT_SUBMITTED
 from ..grading import intake
 from ..grading.results import SubmissionResult
+from . import formgrader_copy
 from .nbgrader_course import NbgraderCourse
 
 # The files nbgrader's exchange puts beside a submitted notebook; release_feedback needs both.
-TIMESTAMP = "timestamp.txt"
+TIMESTAMP = intake.TIMESTAMP
 SECRET = "submission_secret.txt"
+TIME_FORMAT = "%Y-%m-%d %H:%M:%S.%f UTC"   # how nbgrader writes a submission's time (naive UTC in the gradebook)
 _SMALL = 4096  # either file is a line; anything bigger is not what nbgrader wrote
 
 
@@ -54,6 +57,7 @@ class Recorded:
     feedback: int = 0                                             # pages placed for release_feedback
     no_exchange: list[str] = field(default_factory=list)          # submissions that did not come through the exchange
     notes: list[str] = field(default_factory=list)
+    failed: list[str] = field(default_factory=list)               # 'student/assignment: why' (not recorded)
 
     def summary(self, course_: NbgraderCourse) -> str:
         lines = [f"Gradebook {course_.db_url} (course {course_.course_id}): {self.submissions} submission(s) recorded; "
@@ -63,6 +67,7 @@ class Recorded:
             lines.append(f"  no feedback page for release_feedback (not handed in through the exchange, no {SECRET}): "
                          + ", ".join(self.no_exchange))
         lines += [f"  note: {note}" for note in self.notes]
+        lines += [f"  ! NOT RECORDED: {item}" for item in self.failed]
         return "\n".join(lines)
 
 
@@ -141,36 +146,31 @@ def _late_penalty(nbc: NbgraderCourse, result: SubmissionResult) -> float:
         return gb.find_submission_notebook(result.assignment, result.assignment, result.student).late_submission_penalty or 0.0
 
 
-def _write_autograded(nbc: NbgraderCourse, result: SubmissionResult, folder: Path, submitted) -> None:
-    """The copy Formgrader shows: no outputs, graded cells restored from the gradebook."""
+def _formgrader_copy(nbc: NbgraderCourse, result: SubmissionResult, submitted) -> nbformat.NotebookNode:
+    """The copy Formgrader shows (formgrader_copy.py), graded cells restored from the gradebook by nbgrader."""
     from nbgrader.preprocessors import OverwriteCells
 
-    if submitted is None:
-        nb = notebooks.read(course.lesson_notebook(result.assignment))
-        nb.cells.insert(0, nbformat.v4.new_markdown_cell(
-            f"**The autograder could not run this submission** ({result.status}): {result.reason}. "
-            "This is the lesson as released, shown so that the graded cells can be scored by hand."))
-    else:
-        nb = submitted
-    for cell in nb.cells:
-        if cell.cell_type == "code":
-            cell.outputs, cell.execution_count = [], None
+    nb = formgrader_copy.inert_copy(submitted, result.assignment, f"{result.status}: {result.reason}")
     resources = {"nbgrader": {"notebook": result.assignment, "assignment": result.assignment,
                               "student": result.student, "db_url": nbc.db_url}}
     nb, _ = OverwriteCells(config=nbc.config).preprocess(nb, resources)
+    return nb
+
+
+def _write_autograded(nbc: NbgraderCourse, result: SubmissionResult, nb: nbformat.NotebookNode, stamp: str | None) -> None:
     target = nbc.folder(nbc.autograded, result.student, result.assignment)
     target.mkdir(parents=True, exist_ok=True)
     partial = target / f".{result.assignment}.ipynb.part"
     partial.write_text(nbformat.writes(nb), encoding="utf-8")
     os.replace(partial, target / f"{result.assignment}.ipynb")
-    stamp = _small_text(folder / TIMESTAMP)
     if stamp is not None:
         (target / TIMESTAMP).write_text(stamp, encoding="utf-8")
 
 
-def _place_feedback(nbc: NbgraderCourse, result: SubmissionResult, folder: Path, pages: Path, done: Recorded) -> None:
+def _place_feedback(nbc: NbgraderCourse, result: SubmissionResult, folder: Path, pages: Path, done: Recorded,
+                    stamp: str | None) -> None:
     page = pages / result.student / f"{result.assignment}.html"
-    stamp, secret = _small_text(folder / TIMESTAMP), _small_text(folder / SECRET)
+    secret = _small_text(folder / SECRET)
     if stamp is None or secret is None:
         done.no_exchange.append(f"{result.student}/{result.assignment}")
         return
@@ -187,14 +187,25 @@ def _place_feedback(nbc: NbgraderCourse, result: SubmissionResult, folder: Path,
     done.feedback += 1
 
 
-def _timestamp(nbc: NbgraderCourse, folder: Path, result: SubmissionResult, done: Recorded):
-    if _small_text(folder / TIMESTAMP) is None:
-        return None
-    try:
-        return nbc.timestamp(folder)
-    except Exception:  # nbgrader stops on a timestamp it cannot read; grading goes on, the row says so
-        done.notes.append(f"{result.student}/{result.assignment}: {TIMESTAMP} is not a time; recorded as on time")
-        return None
+def readable_timestamp(nbc: NbgraderCourse, folder: Path, student: str,
+                       assignment: str) -> tuple[str | None, datetime | None, str | None]:
+    """The submission's ``timestamp.txt`` as text and as a time, and a note when it had to be repaired; (None, None,
+    None) without one. A file that is not a time (intake.read_timestamp) gives the time it was written instead; in
+    the course's own ``submitted/`` folder, which nbgrader's Formgrader reads itself, the file is set aside as
+    ``timestamp.txt.not-a-time`` (kept, never lost) and replaced by that time, so that Formgrader's pages load for
+    the whole assignment."""
+    when, problem = intake.read_timestamp(folder)
+    if problem is None:   # the text as it is: nbgrader's feedback exchange matches it character for character
+        return (None, None, None) if when is None else (_small_text(folder / TIMESTAMP).strip(), when, None)
+    written = datetime.fromtimestamp((folder / TIMESTAMP).lstat().st_mtime, timezone.utc).replace(tzinfo=None)
+    stamp = written.strftime(TIME_FORMAT)
+    if folder.resolve() == nbc.folder(nbc.submitted, student, assignment).resolve():
+        kept = next(folder / f"{TIMESTAMP}.not-a-time{n or ''}" for n in range(1000)
+                    if not os.path.lexists(folder / f"{TIMESTAMP}.not-a-time{n or ''}"))
+        os.rename(folder / TIMESTAMP, kept)
+        (folder / TIMESTAMP).write_text(stamp, encoding="utf-8")
+    return stamp, written, (f"{intake.shown(student)}/{assignment}: {problem}; recorded as submitted at {stamp} "
+                            "(when the file was written)")
 
 
 def record_submission(nbc: NbgraderCourse, result: SubmissionResult, folder: Path, pages: Path, done: Recorded) -> None:
@@ -202,30 +213,49 @@ def record_submission(nbc: NbgraderCourse, result: SubmissionResult, folder: Pat
 
     read = intake.read_submission(folder, result.assignment)
     submitted = None if isinstance(read, intake.Refusal) else read
-    stamp = _timestamp(nbc, folder, result, done)
+    shown = _formgrader_copy(nbc, result, submitted)   # first: what could fail on odd work fails before any write
+    stamp, when, repaired = readable_timestamp(nbc, folder, result.student, result.assignment)
+    if repaired:
+        done.notes.append(repaired)
     with Gradebook(nbc.db_url, nbc.course_id) as gb, warnings.catch_warnings():
         # nbgrader's update_or_create_submission makes SQLAlchemy warn about rows it has not added yet (it adds them
         # a line later); the warning says nothing about this grading
         warnings.filterwarnings("ignore", message=".*not in session.*")
         gb.update_or_create_student(result.student)
-        gb.update_or_create_submission(result.assignment, result.student, **({"timestamp": stamp} if stamp else {}))
+        gb.update_or_create_submission(result.assignment, result.student,
+                                       **({"timestamp": when} if when else {}))
         _scores(gb, result)
         _comments(gb, result, submitted)
         gb.db.commit()  # the submission's grades, all at once
     penalty = _late_penalty(nbc, result)
     if penalty:
         done.late.append(f"{result.student}/{result.assignment}: late penalty {penalty:g}")
-    _write_autograded(nbc, result, folder, submitted)
-    _place_feedback(nbc, result, folder, pages, done)
+    _write_autograded(nbc, result, shown, stamp)
+    _place_feedback(nbc, result, folder, pages, done, stamp)
     done.submissions += 1
 
 
 def record(results: list[SubmissionResult], submissions: Path, nbc: NbgraderCourse, pages: Path) -> Recorded:
-    """Record ``results`` (graded from ``submissions``, feedback pages in ``pages``) in the course ``nbc``."""
+    """Record ``results`` (graded from ``submissions``, feedback pages in ``pages``) in the course ``nbc``.
+
+    Each submission is its own unit: one that cannot be recorded (whatever nbgrader's code meets in it) is named in
+    the summary, its row says ``not recorded`` and why (the caller writes grades.csv again), and every other
+    submission is recorded. A folder whose name is not a student id is never recorded."""
     done = Recorded()
-    handed_in = [r for r in results if r.status != NOT_SUBMITTED]
+    handed_in = [r for r in results if r.status not in (NOT_SUBMITTED, NOT_A_STUDENT)
+                 and intake.student_id_problem(r.student) is None]
     for assignment in sorted({r.assignment for r in handed_in}):
         register_assignment(nbc, assignment)
     for result in handed_in:
-        record_submission(nbc, result, submissions / result.student / result.assignment, pages, done)
+        try:
+            record_submission(nbc, result, submissions / result.student / result.assignment, pages, done)
+        except GradebookError:
+            raise   # the course's own cells do not match: every submission would fail the same way
+        except Exception as error:  # noqa: BLE001 - one student's notebook never stops the class
+            why = f"{type(error).__name__} while writing it into the gradebook"
+            done.failed.append(f"{intake.shown(result.student)}/{result.assignment}: {why}")
+            result.reason = "; ".join(filter(None, [f"graded ({result.status}, {result.score:g} / {result.max_score:g}) "
+                                                    f"but not recorded: {why}; grade this student again with --student, "
+                                                    "or score it by hand in Formgrader", result.reason]))
+            result.status = NOT_RECORDED
     return done

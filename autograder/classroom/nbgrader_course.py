@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from datetime import datetime
 from pathlib import Path
 
 from ..core import course
@@ -38,12 +37,9 @@ class NbgraderCourse:
     def feedback(self) -> str:
         return self.coursedir.feedback_directory
 
-    def timestamp(self, submitted: Path) -> datetime | None:
-        """When the student submitted, from the ``timestamp.txt`` that ``nbgrader submit``/``collect`` leave
-        (None for a folder put together by hand)."""
-        if not (submitted / "timestamp.txt").is_file():
-            return None
-        return self.coursedir.get_existing_timestamp(str(submitted))
+    @property
+    def submitted(self) -> str:
+        return self.coursedir.submitted_directory
 
 
 def load(root: Path) -> NbgraderCourse:

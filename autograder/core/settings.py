@@ -26,7 +26,9 @@ ERROR = "error"                      # the grader could not run it at all (the b
 INVALID = "invalid notebook"         # not a regular file, not JSON, or not a notebook
 MISSING = "missing notebook"         # no <assignment>.ipynb in the folder
 NOT_SUBMITTED = "not submitted"      # no <student>/<assignment> folder
-SUBMISSION_STATUSES = (GRADED, INCOMPLETE, ERROR, INVALID, MISSING, NOT_SUBMITTED)
+NOT_A_STUDENT = "not a student id"   # a folder whose name no person has (grading/intake.py): listed, never graded
+NOT_RECORDED = "not recorded"        # graded, but writing it into nbgrader's gradebook failed (grade --gradebook)
+SUBMISSION_STATUSES = (GRADED, INCOMPLETE, ERROR, INVALID, MISSING, NOT_SUBMITTED, NOT_A_STUDENT, NOT_RECORDED)
 
 # What became of one graded cell (the `status` column of cells.csv).
 PASSED = "passed"
@@ -82,6 +84,14 @@ def configure(c, *, source: str, release: str, cell_timeout: int = CELL_TIMEOUT_
     c.OverwriteCells.add_missing_cells = True
     c.LimitOutput.max_lines = 1000
     c.LimitOutput.max_traceback = 100
+    # nbgrader's own autograde (Formgrader's button, `nbgrader autograde`) grades through the course's grader: the
+    # sandbox and the verdicts outside it, never the student's code in nbgrader's process (classroom/nbgrader_autograde.py).
+    c.Autograde.pre_convert_hook = "autograder.classroom.nbgrader_autograde.prepare"
+    c.Autograde.sanitize_preprocessors = ["autograder.classroom.nbgrader_autograde.CourseGrader"]
+    c.Autograde.autograde_preprocessors = []
+    c.Autograde.create_student = False    # prepare() adds the students whose ids a person could have
+    # Collect only what a person could have named (classroom/nbgrader_collect.py).
+    c.ExchangeFactory.collect = "autograder.classroom.nbgrader_collect.CollectStudentIds"
     # Feedback must never show hidden tests (nbgrader's default shows them in source and tracebacks).
     c.GenerateFeedback.preprocessors = [
         "nbgrader.preprocessors.GetGrades", *FEEDBACK_STEPS, "nbconvert.preprocessors.CSSHTMLHeaderPreprocessor"]

@@ -11,13 +11,15 @@ What the page shows:
   back (shapes, dtypes, numbers; never a string, an error message or a class name the kernel made) and
   the course's hint for it (verdicts.py, rules.py).
 
-Nothing in the page runs: outputs and markdown are sanitised (no scripts, event handlers or
-``javascript:`` links; JavaScript and widget outputs are dropped), every ``<script>`` element is
-removed, and a Content-Security-Policy forbids scripts in case anything slipped through.
+Nothing in the page runs: markdown and outputs are made inert by nh3 (``make_inert``, core/inert.py: no
+scripts, event handlers, frames, ``javascript:`` links or fetched images; a pasted image shows inline; SVG
+only as an image; JavaScript and widget outputs dropped), and a Content-Security-Policy forbids every script
+and every request in case anything slipped through.
 """
 
 from __future__ import annotations
 
+import base64
 import copy
 import html
 import re
@@ -27,7 +29,7 @@ import nbformat
 from nbconvert.preprocessors import Preprocessor
 from traitlets import Bool
 
-from ..core import notebooks, regions
+from ..core import inert, notebooks, regions
 from ..core.settings import FAILED, NEEDS_GPU, NOT_RUN, PARTIAL, PASSED
 from .compose import Plan
 from .results import SubmissionResult
@@ -42,13 +44,7 @@ OUTPUTS_STOP = ("**Outputs below are not shown.** From the first test cell on, t
                 "Each test cell shows the grader's verdict instead; run the notebook yourself to see the outputs.")
 MAX_FAILURES_SHOWN = 3
 CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; font-src data:"
-_SCRIPT = re.compile(r"<script\b.*?</script\s*>", re.S | re.I)
-# A last pass over the whole page, after every cell was sanitised: nothing of these may remain.
-_HANDLER = re.compile(r"""(<[^>]*?)\son[a-z]+\s*=\s*("[^"]*"|'[^']*'|[^\s>]+)""", re.I)
-_BAD_URL = re.compile(r"""\b(href|src|action|formaction|xlink:href)\s*=\s*(["']?)\s*(javascript|vbscript|data):""", re.I)
-_EMBEDS = re.compile(r"<(iframe|object|embed|base|form)\b[^>]*>", re.I)
-_MARKDOWN_TAGS = {"p", "div", "span", "img", "br", "hr", "pre", "code", "blockquote", "h1", "h2", "h3", "h4", "h5", "h6",
-                  "table", "thead", "tbody", "tr", "td", "th", "sub", "sup", "del", "ins", "dl", "dt", "dd"}
+_SCRIPT = re.compile(r"<script\b.*?</script\s*>", re.S | re.I)   # the template's own (MathJax, require.js)
 # What the grader says of an error that stopped a test cell. Only the error's name is read, and only when Python
 # defines it; the kernel's message is never shown.
 _STOPPED_BY = {
@@ -227,22 +223,50 @@ def page_notebook(nb, plan: Plan, result: SubmissionResult, checks: dict[str, Ce
             cells.append(nbformat.v4.new_markdown_cell(OUTPUTS_STOP))
     nb.cells = cells
     redact(nb, hidden)
-    nb.metadata.pop("widgets", None)
     return nb
 
 
-def sanitize_markdown(nb) -> None:
-    """Replace each markdown cell by its rendering with anything active removed (links keep only
-    http, https and mailto; no scripts, handlers or frames)."""
-    import bleach
-    from nbconvert.filters.markdown import markdown2html
+# What an output may show on the page, and how: images as images (SVG only as an <img>, never as inline markup,
+# which could hold script), HTML and markdown cleaned by nh3 (core/inert.py), text as text. Everything else
+# (JavaScript, widgets, LaTeX for a MathJax the page never loads, PDFs) is dropped.
+_RASTER_OUTPUTS = ("image/png", "image/jpeg", "image/gif")
 
-    tags = set(bleach.sanitizer.ALLOWED_TAGS) | _MARKDOWN_TAGS
-    attributes = {"a": ["href", "title"], "img": ["src", "alt", "title"], "td": ["align"], "th": ["align"]}
+
+def _inert_output(output) -> bool:
+    """Reduce ``output`` to what the page may show (in place); False when nothing of it may be shown."""
+    data = output.get("data")
+    if not isinstance(data, dict):
+        return True   # a stream or an error: text, escaped by the template
+    kept = {key: data[key] for key in ("text/plain", *_RASTER_OUTPUTS) if key in data}
+    html_parts = []
+    if isinstance(data.get("text/html"), str):
+        html_parts.append(inert.clean(data["text/html"]))
+    if isinstance(data.get("text/markdown"), str):
+        html_parts.append(inert.markdown_html(data["text/markdown"]))
+    if isinstance(data.get("image/svg+xml"), str) and not any(k in kept for k in _RASTER_OUTPUTS):
+        svg = base64.b64encode(data["image/svg+xml"].encode("utf-8")).decode("ascii")
+        html_parts.append(inert.clean(f'<img src="data:image/svg+xml;base64,{svg}" alt="figure">'))
+    if html_parts:
+        kept["text/html"] = "".join(html_parts)
+    output["data"] = kept
+    return bool(kept)
+
+
+def make_inert(nb) -> None:
+    """Everything a student's notebook could make a browser run, made inert (core/inert.py): each markdown cell
+    replaced by its cleaned rendering (links keep only http, https and mailto; images only the cell's own
+    attachments, inline); each raw cell shown as text (nbconvert would paste it into the page as it is); outputs
+    reduced to text, cleaned HTML and images."""
     for cell in nb.cells:
         if cell.cell_type == "markdown":
-            cell.source = bleach.clean(markdown2html(cell.source), tags=tags, attributes=attributes,
-                                       protocols=["http", "https", "mailto"], strip=False)
+            cell.source = inert.as_markdown(inert.markdown_html(cell.source, cell.get("attachments")))
+            cell.pop("attachments", None)   # now inside the cell's HTML
+        elif cell.cell_type == "raw":
+            cell.cell_type, cell.source = "markdown", inert.as_markdown(inert.as_text(cell.source))
+            cell.pop("attachments", None)
+        if cell.cell_type == "code":
+            cell.outputs = [output for output in cell.outputs if _inert_output(output)]
+    nb.metadata.pop("widgets", None)
 
 
 # --- the page ------------------------------------------------------------------------------------
@@ -251,23 +275,18 @@ def _exporter():
     import nbgrader
     from nbconvert.exporters import HTMLExporter
     from nbconvert.preprocessors import CSSHTMLHeaderPreprocessor
-    from nbconvert.preprocessors.sanitize import SanitizeHTML
 
     package = Path(nbgrader.__file__).parent / "server_extensions" / "formgrader"
     exporter = HTMLExporter(template_name="feedback", extra_template_basedirs=[str(package / "templates")],
-                            extra_template_paths=[str(package / "static" / "node_modules" / "bootstrap" / "dist" / "css")],
-                            sanitize_html=True)
-    exporter.register_preprocessor(SanitizeHTML(), enabled=True)
+                            extra_template_paths=[str(package / "static" / "node_modules" / "bootstrap" / "dist" / "css")])
     exporter.register_preprocessor(CSSHTMLHeaderPreprocessor(), enabled=True)
     return exporter
 
 
-def _no_scripts(page: str) -> str:
+def _with_policy(page: str) -> str:
+    """The page with its Content-Security-Policy first in <head> (no script runs, nothing is fetched), and without
+    the template's own <script> elements (the policy would block them; the page needs none)."""
     page = _SCRIPT.sub("", page)
-    while _HANDLER.search(page):
-        page = _HANDLER.sub(r"\1", page)
-    page = _BAD_URL.sub(r"\1=\2#blocked:", page)
-    page = _EMBEDS.sub("", page)
     meta = f'<meta http-equiv="Content-Security-Policy" content="{CSP}" />'
     return page.replace("<head>", f"<head>\n{meta}", 1)
 
@@ -278,12 +297,12 @@ def render_page(nb, plan: Plan, result: SubmissionResult, checks: dict[str, Cell
     from .compose import hidden_lines
 
     nb = page_notebook(nb, plan, result, checks, untrusted or {}, hidden_lines(result.assignment))
-    sanitize_markdown(nb)
+    make_inert(nb)
     nb = prepare_for_feedback(nb)
     resources = {"nbgrader": {"student": result.student, "assignment": result.assignment, "notebook": result.assignment,
                               "score": result.score, "max_score": result.max_score, "late_penalty": 0}}
     body, _ = _exporter().from_notebook_node(nb, resources=resources)
-    return _no_scripts(body)
+    return _with_policy(body)
 
 
 def problem_page(result: SubmissionResult) -> str:

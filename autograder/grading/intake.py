@@ -7,19 +7,26 @@ reason never quotes what the link points to); reading a notebook never follows a
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import re
 import stat
+import warnings
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 
 import nbformat
 
-from ..core import course
+from ..core import course, notebooks
 from ..core.settings import INVALID, MISSING, NOT_SUBMITTED
 
 MAX_NOTEBOOK_MB = 64  # a lesson with every output is well under 5 MB
+TIMESTAMP = "timestamp.txt"   # nbgrader's submit and collect leave it beside the notebook
+# The forms of a time nbgrader writes (its own "%Y-%m-%d %H:%M:%S.%f %Z", and ISO 8601): anything else is not a time,
+# however willing a lenient parser would be to read one into it.
+_TIME = re.compile(r"\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?( ?(Z|UTC|GMT|[+-]\d{2}:?\d{2}))?")
 
 # The student ids a person could have: a login, a student number, an e-mail address. On a shared exchange the
 # students themselves write these names (nbgrader's inbound folder names), and an id reaches every page an
@@ -27,6 +34,12 @@ MAX_NOTEBOOK_MB = 64  # a lesson with every output is well under 5 MB
 # renamed: the instructor decides what it should have been.
 STUDENT_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._@-]{0,99}")
 STUDENT_ID_RULE = "letters, digits, '.', '_', '-' and '@', starting with a letter or digit, at most 100 characters"
+
+
+def shown(name: str) -> str:
+    """A name from the submissions (a folder or file name) as a reason or the terminal may quote it: itself when it
+    is plain, else Python's ascii() of it (no markup, no terminal control characters)."""
+    return name if re.fullmatch(r"[\w .@+-]{1,120}", name, re.ASCII) else ascii(name)
 
 
 def student_id_problem(name: str) -> str | None:
@@ -74,8 +87,9 @@ def _lstat(path: Path) -> os.stat_result | None:
         return None
 
 
-def read_submission(folder: Path, assignment: str) -> nbformat.NotebookNode | Refusal:
-    """The student's notebook, or why it cannot be graded."""
+def read_submission(folder: Path, assignment: str, repairs: list[str] | None = None) -> nbformat.NotebookNode | Refusal:
+    """The student's notebook, well formed (``well_formed``; what was repaired is added to ``repairs``), or why it
+    cannot be graded."""
     if folder.is_symlink() or folder.parent.is_symlink():
         return Refusal(INVALID, f"{folder.parent.name}/{folder.name} is a symbolic link, not a folder: "
                                 "hand in the folder itself")
@@ -85,7 +99,8 @@ def read_submission(folder: Path, assignment: str) -> nbformat.NotebookNode | Re
     info = _lstat(path)
     if info is None:
         found = sorted(p.name for p in folder.glob("*.ipynb"))
-        return Refusal(MISSING, f"no {assignment}.ipynb in the submission" + (f" (found: {', '.join(found)})" if found else ""))
+        return Refusal(MISSING, f"no {assignment}.ipynb in the submission"
+                       + (f" (found: {', '.join(shown(name) for name in found[:10])})" if found else ""))
     if stat.S_ISLNK(info.st_mode):
         return Refusal(INVALID, f"{assignment}.ipynb is a symbolic link, not a notebook: hand in the notebook file itself")
     if not stat.S_ISREG(info.st_mode):
@@ -97,7 +112,8 @@ def read_submission(folder: Path, assignment: str) -> nbformat.NotebookNode | Re
     with os.fdopen(fd, "rb") as f:
         raw = f.read()
     try:
-        nb = nbformat.reads(raw.decode("utf-8"), as_version=4)
+        # parsed and upgraded, not validated: well_formed() repairs what it can and says what it did
+        nb = nbformat.convert(nbformat.reader.reads(raw.decode("utf-8")), 4)
     except (UnicodeDecodeError, json.JSONDecodeError, nbformat.reader.NotJSONError) as error:
         where = f" (line {error.lineno})" if isinstance(error, json.JSONDecodeError) else ""
         return Refusal(INVALID, f"{assignment}.ipynb could not be read as a notebook: it is not valid JSON{where}. "
@@ -106,15 +122,149 @@ def read_submission(folder: Path, assignment: str) -> nbformat.NotebookNode | Re
         return Refusal(INVALID, f"{assignment}.ipynb could not be read as a notebook ({type(error).__name__})")
     if not isinstance(nb.get("cells"), list) or not all(isinstance(c, dict) and "cell_type" in c for c in nb.cells):
         return Refusal(INVALID, f"{assignment}.ipynb is JSON but not a notebook (no list of cells)")
-    for cell in nb.cells:  # tolerate what other editors leave out
-        cell.setdefault("metadata", {})
-        cell.setdefault("source", "")
-        if isinstance(cell.source, list):
-            cell.source = "".join(cell.source)
-        if cell.cell_type == "code":
-            cell.setdefault("outputs", [])
-            cell.setdefault("execution_count", None)
+    found = well_formed(nb, assignment)
+    if isinstance(found, Refusal):
+        return found
+    if repairs is not None:
+        repairs.extend(found)
     return nb
+
+
+# --- a well-formed notebook before anything else reads it -----------------------------------------------------
+
+_CELL_KEYS = {"code": {"id", "cell_type", "metadata", "source", "outputs", "execution_count"},
+              "markdown": {"id", "cell_type", "metadata", "source", "attachments"},
+              "raw": {"id", "cell_type", "metadata", "source", "attachments"}}
+_CELL_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
+# nbgrader's flags and fields, and the types its preprocessors and Formgrader's pages assume.
+_NBGRADER_FIELDS = {"grade": bool, "solution": bool, "locked": bool, "task": bool, "grade_id": str,
+                    "points": (int, float), "schema_version": int, "checksum": str, "cell_type": str}
+
+
+@functools.lru_cache(maxsize=None)
+def _released_grade_ids(assignment: str, mtime_ns: int) -> frozenset[str]:
+    return frozenset(notebooks.grading(c)["grade_id"] for c in notebooks.read(course.lesson_notebook(assignment)).cells
+                     if notebooks.grading(c).get("grade_id"))
+
+
+def released_grade_ids(assignment: str) -> frozenset[str]:
+    """The grade ids of every cell the release gave nbgrader metadata (graded or locked)."""
+    path = course.lesson_notebook(assignment)
+    return _released_grade_ids(assignment, path.stat().st_mtime_ns)
+
+
+def _text(value) -> str:
+    if isinstance(value, list):
+        return "".join(v if isinstance(v, str) else str(v) for v in value)
+    return value if isinstance(value, str) else ("" if value is None else str(value))
+
+
+def _valid(value, ref: str) -> bool:
+    from nbformat import validator
+
+    try:
+        validator.validate(value, ref=ref, version=4, version_minor=5)
+    except Exception:  # nbformat's ValidationError, or a value jsonschema cannot even walk
+        return False
+    return True
+
+
+def _nbgrader_metadata(meta, released: frozenset[str]) -> dict | None:
+    """The cell's nbgrader metadata when it is the release's and well typed, else None (it is removed)."""
+    if not isinstance(meta, dict) or meta.get("grade_id") not in released:
+        return None
+    if any(key in meta and not isinstance(meta[key], kind) for key, kind in _NBGRADER_FIELDS.items()):
+        return None
+    if isinstance(meta.get("points"), bool) or not all(key in _NBGRADER_FIELDS for key in meta):
+        return None
+    return meta
+
+
+def well_formed(nb: nbformat.NotebookNode, assignment: str) -> list[str] | Refusal:
+    """Make ``nb`` (a notebook as read) valid for nbformat and safe for nbgrader's tools, in place; return what was
+    repaired, in words, for the flags column. Nothing the student wrote is dropped: sources, written answers and
+    pasted images (attachments) stay; what goes is what the format or nbgrader cannot take (malformed outputs,
+    metadata of the wrong type, nbgrader metadata of cells the release does not have, cell ids the format forbids)."""
+    from nbformat import validator
+
+    released = released_grade_ids(assignment)
+    outputs_dropped, foreign, bad_ids, seen = 0, 0, 0, set()
+    for cell in nb.cells:
+        if cell.get("cell_type") not in _CELL_KEYS:
+            return Refusal(INVALID, f"{assignment}.ipynb has a cell of unknown type {ascii(cell.get('cell_type'))[:40]}: "
+                                    "open it in JupyterLab, change that cell's type, save and hand it in again")
+        for key in set(cell) - _CELL_KEYS[cell.cell_type]:
+            del cell[key]
+        cell.source = _text(cell.get("source"))
+        if not isinstance(cell.get("metadata"), dict):
+            cell.metadata = {}
+        if "nbgrader" in cell.metadata:
+            kept = _nbgrader_metadata(cell.metadata["nbgrader"], released)
+            if kept is None:
+                del cell.metadata["nbgrader"]
+                foreign += 1
+        if "id" in cell and not (isinstance(cell.id, str) and _CELL_ID.fullmatch(cell.id) and cell.id not in seen):
+            del cell["id"]   # nbformat's normaliser below gives it a new one
+            bad_ids += 1
+        seen.add(cell.get("id"))
+        if cell.cell_type == "code":
+            outputs = cell.get("outputs") if isinstance(cell.get("outputs"), list) else []
+            cell.outputs = [o for o in outputs if _valid(o, "output")]
+            outputs_dropped += len(outputs) - len(cell.outputs)
+            if not (isinstance(cell.get("execution_count"), int) and not isinstance(cell.get("execution_count"), bool)
+                    and cell.execution_count >= 0):
+                cell.execution_count = None
+        elif "attachments" in cell and not _valid(cell.attachments, "misc/attachments"):
+            del cell["attachments"]
+    if not isinstance(nb.get("metadata"), dict):
+        nb.metadata = {}
+    nb.nbformat, nb.nbformat_minor = 4, max(5, nb.get("nbformat_minor") if isinstance(nb.get("nbformat_minor"), int) else 5)
+    with warnings.catch_warnings():   # the ids it repairs are counted above; its warnings would only be noise
+        warnings.simplefilter("ignore")
+        _, normal = validator.normalize(nb, version=4, version_minor=nb.nbformat_minor, strip_invalid_metadata=True)
+    nb.clear()
+    nb.update(nbformat.from_dict(normal))
+    try:
+        nbformat.validate(nb)
+    except nbformat.ValidationError as error:
+        where = "/".join(str(p) for p in list(error.absolute_path)[:4]) if hasattr(error, "absolute_path") else ""
+        return Refusal(INVALID, f"{assignment}.ipynb is not a valid notebook even after repair (at {where or 'the top'}): "
+                                "open it in JupyterLab, save it and hand it in again")
+    repairs = []
+    if foreign:
+        repairs.append(f"nbgrader metadata removed from {foreign} cell(s) the release does not have (the cells stay, as "
+                       "the student's work)")
+    if bad_ids:
+        repairs.append(f"{bad_ids} cell id(s) that the notebook format does not allow or that were duplicated were replaced")
+    if outputs_dropped:
+        repairs.append(f"{outputs_dropped} malformed output(s) dropped")
+    return repairs
+
+
+def read_timestamp(folder: Path) -> tuple[datetime | None, str | None]:
+    """When the student submitted, from the folder's ``timestamp.txt`` (nbgrader's submit and collect write it), read
+    strictly: (the time, None); (None, None) without the file; (None, the problem) when it is not a time. Only the
+    forms nbgrader writes are times (``2027-01-15 23:59:00.123456 UTC``, ISO 8601 with an offset or none)."""
+    path = folder / TIMESTAMP
+    info = _lstat(path)
+    if info is None:
+        return None, None
+    if not stat.S_ISREG(info.st_mode) or info.st_size > 256:
+        return None, f"{TIMESTAMP} is not a small regular file"
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+    with os.fdopen(fd, "rb") as f:
+        text = f.read(256).decode("utf-8", "replace").strip()
+    if not _TIME.fullmatch(text):
+        return None, f"{TIMESTAMP} is not a time"
+    from nbgrader.utils import parse_utc
+
+    try:
+        when = parse_utc(text)
+    except (ValueError, OverflowError):
+        return None, f"{TIMESTAMP} is not a time"
+    if not datetime(2000, 1, 1) <= when.replace(tzinfo=None) <= datetime(2200, 1, 1):   # nbgrader's times are naive UTC
+        return None, f"{TIMESTAMP} is not a plausible time"
+    return when, None
 
 
 def box_files(folder: Path, assignment: str, nb: nbformat.NotebookNode) -> tuple[dict[str, bytes], list[str]]:

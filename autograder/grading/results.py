@@ -7,7 +7,8 @@ import statistics
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..core.settings import GRADED, NEEDS_GPU, NEEDS_MANUAL, NOT_SCORED_HERE, NOT_SUBMITTED
+from ..core.settings import GRADED, NEEDS_GPU, NEEDS_MANUAL, NOT_A_STUDENT, NOT_SCORED_HERE, NOT_SUBMITTED
+from .intake import shown
 
 GRADES_COLUMNS = ["student", "assignment", "score", "max_score", "gpu_points_not_run", "manual_points",
                  "status", "reason", "flags",
@@ -128,7 +129,12 @@ def _histogram(scores: list[float], top: float, bins: int = 5) -> str:
 
 
 def summarize(results: list[SubmissionResult], seconds: float, note: str = "") -> str:
+    refused = sorted({r.student for r in results if r.status == NOT_A_STUDENT})
+    results = [r for r in results if r.status != NOT_A_STUDENT]
     lines = [f"Graded {len({r.student for r in results})} student(s), {len(results)} submission(s) in {seconds:.0f} s."]
+    for name in refused:
+        lines.append(f"  ! not graded: the folder {shown(name)} is not a student id: rename it to the student's id "
+                     "(letters, digits, '.', '_', '-', '@') or remove it, then grade again")
     for assignment in sorted({r.assignment for r in results}):
         rows = [r for r in results if r.assignment == assignment]
         scores = [r.score for r in rows]
@@ -142,12 +148,12 @@ def summarize(results: list[SubmissionResult], seconds: float, note: str = "") -
         lines.append(f"  {manual:g} points of written answers await manual grading (grade --gradebook, then Formgrader)")
     for r in results:
         if r.status not in (GRADED, NOT_SUBMITTED) or r.reason:
-            lines.append(f"  ! {r.student} / {r.assignment}: {r.status}: {r.reason}")
+            lines.append(f"  ! {shown(r.student)} / {r.assignment}: {r.status}: {r.reason}")
         for flag in r.flags:
-            lines.append(f"  ? {r.student} / {r.assignment}: {flag}")
+            lines.append(f"  ? {shown(r.student)} / {r.assignment}: {flag}")
     timed = [r for r in results if r.seconds]
     if timed:
-        lines.append("  wall time per submission: " + ", ".join(f"{r.student}/{r.assignment} {r.seconds:.1f} s" for r in timed))
+        lines.append("  wall time per submission: " + ", ".join(f"{shown(r.student)}/{r.assignment} {r.seconds:.1f} s" for r in timed))
     if note:
         lines.append(f"  note: {note}")
     return "\n".join(lines)

@@ -86,9 +86,13 @@ def problem(ctx: Context, student: str, assignment: str, status: str, reason: st
 
 def grade_submission(ctx: Context, student: str, assignment: str, folder: Path) -> SubmissionResult:
     start = time.monotonic()
-    got = intake.read_submission(folder, assignment)
+    repairs: list[str] = []
+    _, stamp_problem = intake.read_timestamp(folder)
+    if stamp_problem:
+        repairs.append(f"{stamp_problem} (the gradebook records the time the file was written instead)")
+    got = intake.read_submission(folder, assignment, repairs)
     if isinstance(got, intake.Refusal):
-        return problem(ctx, student, assignment, got.status, got.reason)
+        return problem(ctx, student, assignment, got.status, got.reason, flags=repairs)
     plan = compose.build(got, assignment)
     files, notes = intake.box_files(folder, assignment, got)
     private = job_folder(ctx.work, student, assignment)
@@ -99,7 +103,7 @@ def grade_submission(ctx: Context, student: str, assignment: str, folder: Path) 
             import shutil
 
             shutil.rmtree(private, ignore_errors=True)
-    flags = list(plan.flags)
+    flags = repairs + plan.flags
     if run.failure:
         return problem(ctx, student, assignment, ERROR, run.failure, time.monotonic() - start, flags)
     report, executed = run.report, run.executed

@@ -5,8 +5,8 @@ Where a file comes from, in this order:
 1. a local folder named by an environment variable (``COURSEKIT_MNIST_DIR`` or
    ``COURSEKIT_FASHION_MNIST_DIR``): read only, never written to;
 2. the cache folder (``COURSEKIT_CACHE``, default ``~/.cache/coursekit``), one sub-folder per data set;
-3. the download mirrors, tried in turn; a download lands in a temporary file in the cache folder and
-   is renamed into place only after its MD5 matches, so a cut connection never leaves a half file.
+3. the download mirrors, tried in turn, through pooch: a download lands in a temporary file in the cache
+   folder and is moved into place only after its MD5 matches, so a cut connection never leaves a half file.
 
 Every file is checked against the MD5 of the original distribution before it is used.
 """
@@ -15,13 +15,9 @@ from __future__ import annotations
 
 import gzip
 import hashlib
-import http.client
 import math
 import os
 import struct
-import tempfile
-import urllib.error
-import urllib.request
 import zlib
 from dataclasses import dataclass
 from pathlib import Path
@@ -150,39 +146,74 @@ def _offline_help(info: DatasetInfo) -> str:
 
 
 def _download(url: str, target: Path, expected_md5: str, progress: bool) -> None:
-    """Download ``url`` to ``target`` through a temporary file; raise on any failure."""
-    target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp_name = tempfile.mkstemp(prefix=target.name + ".", suffix=".part", dir=target.parent)
-    tmp = Path(tmp_name)
+    """Download ``url`` to ``target``; raise on any failure.
+
+    pooch streams it into a temporary file beside ``target`` and moves it into place only when its MD5
+    matches; whatever fails, the temporary file is removed. Each mirror is tried once (the caller goes on
+    to the next one), so pooch's own retries stay off.
+    """
+    import pooch  # imported on first download only: most runs read a local folder or the cache
+
+    bar = _DownloadBar(target.name) if progress else False
+    downloader = pooch.HTTPDownloader(progressbar=bar, timeout=_DOWNLOAD_TIMEOUT_S, chunk_size=_CHUNK,
+                                      headers={"User-Agent": "coursekit"})
+    logger = pooch.get_logger()
+    level = logger.level
+    logger.setLevel("WARNING")  # the bar names the file; pooch's "Downloading data from ..." line would repeat it
     try:
-        request = urllib.request.Request(url, headers={"User-Agent": "coursekit"})
-        # Wrap the descriptor before connecting, so that a failed connection does not leak it.
-        with os.fdopen(fd, "wb") as out, urllib.request.urlopen(request, timeout=_DOWNLOAD_TIMEOUT_S) as response:
-            total = int(response.headers.get("Content-Length") or 0) or None
-            digest = hashlib.md5()
-            bar = _progress_bar(total, target.name, enabled=progress)
-            try:
-                for chunk in iter(lambda: response.read(_CHUNK), b""):
-                    out.write(chunk)
-                    digest.update(chunk)
-                    bar.update(len(chunk))
-            finally:
-                bar.close()
-        actual = digest.hexdigest()
-        if actual != expected_md5:
-            raise ChecksumError(
-                f"checksum mismatch: got MD5 {actual}, expected {expected_md5}; "
-                "the download was removed (the mirror served a different or damaged file)"
-            )
-        os.replace(tmp, target)
+        pooch.retrieve(url, known_hash=f"md5:{expected_md5}", fname=target.name, path=target.parent,
+                       downloader=downloader)
+    except ValueError as exc:  # pooch's hash check
+        raise ChecksumError(
+            f"checksum mismatch, so the download was removed (the mirror served a different or damaged file): {exc}"
+        ) from exc
     finally:
-        tmp.unlink(missing_ok=True)
+        logger.setLevel(level)
+        if bar:
+            bar.close()
 
 
-def _progress_bar(total: int | None, desc: str, enabled: bool):
-    from tqdm.auto import tqdm
+def _first_cause(exc: BaseException) -> str:
+    """What went wrong first ('[Errno 111] Connection refused'), not the connection pool's wrappers around it."""
+    for _ in range(10):  # a chain is a handful of links; the bound guards against a cycle
+        inner = exc.__cause__ or exc.__context__ or next((a for a in exc.args if isinstance(a, BaseException)), None)
+        if inner is None:
+            break
+        exc = inner
+    return str(exc)
 
-    return tqdm(total=total, desc=desc, unit="B", unit_scale=True, disable=not enabled, leave=False)
+
+class _DownloadBar:
+    """The progress bar pooch drives, on ``tqdm.auto`` (a widget in a notebook, text in a terminal).
+
+    pooch sets ``total`` once the server has said the size; a notebook's widget takes a new total only
+    through ``reset``, so the setter goes there.
+    """
+
+    def __init__(self, desc: str):
+        from tqdm.auto import tqdm
+
+        self._bar = tqdm(total=None, desc=desc, unit="B", unit_scale=True, leave=False)
+
+    def __bool__(self) -> bool:  # pooch asks "if progressbar:" before and while it downloads
+        return True
+
+    @property
+    def total(self):
+        return self._bar.total
+
+    @total.setter
+    def total(self, size: int) -> None:
+        self._bar.reset(total=size or None)   # 0: the server did not say
+
+    def update(self, n: int) -> None:
+        self._bar.update(n)
+
+    def reset(self) -> None:
+        self._bar.reset()
+
+    def close(self) -> None:
+        self._bar.close()
 
 
 def fetch_file(
@@ -247,9 +278,8 @@ def fetch_file(
                 return cached
             except ChecksumError as exc:
                 tried.append(f"{url}: {exc}")
-            except (urllib.error.URLError, OSError, TimeoutError, http.client.HTTPException) as exc:
-                reason = getattr(exc, "reason", None) or exc
-                tried.append(f"{url}: {type(exc).__name__}: {reason}")
+            except OSError as exc:  # requests' errors (HTTP status, refused, cut, timeout) are OSErrors too
+                tried.append(f"{url}: {type(exc).__name__}: {_first_cause(exc)}")
 
     lines = "\n".join(f"  - {t}" for t in tried)
     raise DataNotFoundError(f"Could not get {dataset} file {filename}. Tried:\n{lines}\n" + _offline_help(info))

@@ -8,11 +8,9 @@ from __future__ import annotations
 
 import shlex
 
-import pytest
+import yaml
 
 from autograder import cli
-
-yaml = pytest.importorskip("yaml")
 
 
 def render(capsys, *options: str) -> list[dict]:

@@ -1,4 +1,4 @@
-"""grade's progress: a bar redrawn in place on a terminal, plain lines elsewhere (Slurm logs, pipes)."""
+"""grade's progress: a tqdm bar redrawn in place on a terminal, plain lines elsewhere (Slurm logs, pipes)."""
 
 from __future__ import annotations
 
@@ -32,14 +32,16 @@ def test_on_a_terminal_a_bar_is_redrawn_below_each_submission_line():
     finish(progress, clock, "graded", 10, 10.0, "alice")
     finish(progress, clock, "error", 10, 10.0, "bob")
     text = stream.getvalue()
-    assert "\r\033[K" in text
+    assert "\r" in text, "the bar is redrawn in place"
     assert "alice 01_tensors graded\n" in text and "bob 01_tensors error\n" in text
-    last = text.rsplit("\n", 1)[1]
-    assert last.startswith("[") and "2/3 done, 1 failed" in last and "about 1 min left" in last  # 80 s left at 1 s per s
-    assert not last.endswith("\n"), "the bar stays on its own line until the next update"
+    last = text.rsplit("\n", 1)[1].rsplit("\r", 1)[1]   # what the terminal shows on the bar's line now
+    assert last.startswith("|") and "2/3 done, 1 failed" in last and "about 1 min left" in last  # 80 s left at 1 s per s
+    assert last.count("#") < 24 // 2, "the bar advances by measured cost: 20 of 100 s done"
     finish(progress, clock, "graded", 80, 80.0, "carol")
     progress.close()
-    assert stream.getvalue().endswith("3/3 done, 1 failed, done in 2 min\n")
+    text = stream.getvalue()
+    assert text.endswith("3/3 done, 1 failed, done in 2 min\n")
+    assert text.rsplit("\r", 1)[1].startswith("|" + "#" * 24 + "|"), "full at the end"
 
 
 def test_elsewhere_plain_lines_with_progress_at_each_tenth():

@@ -17,9 +17,7 @@ machine, the test suite's workers) share one run.
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
-import fcntl
 import hashlib
 import json
 import os
@@ -27,7 +25,8 @@ import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterator
+
+from filelock import FileLock
 
 from ..core import course, notebooks, regions
 from . import compose, integrity, rules, runner, verdicts
@@ -77,17 +76,6 @@ def grader_rules(assignment: str) -> dict[str, dict[str, rules.Rule]]:
     return rules.notebook_rules([(notebooks.grading(c)["grade_id"], regions.grader_code(c.source)) for c in cells], assignment)
 
 
-@contextlib.contextmanager
-def _locked(path: Path) -> Iterator[None]:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path.with_suffix(".lock"), "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(lock, fcntl.LOCK_UN)
-
-
 def _unsound(assignment: str, plan: compose.Plan, run: runner.Run, runner_kind: str) -> str | None:
     """Why a reference run cannot be used, or None."""
     if run.failure:
@@ -132,7 +120,7 @@ def load(assignment: str, box: runner.Box, scratch: Path) -> Reference:
     """The reference for ``assignment`` on ``box``'s runner: from the cache, or run now (and cached)."""
     path = cache_folder() / f"{assignment}-{box.runner}-{key(assignment, box.runner)}.json"
     grader = grader_rules(assignment)
-    with _locked(path):
+    with FileLock(path.with_suffix(".lock")):   # it makes the cache folder if needed
         if path.is_file():
             try:
                 stored = json.loads(path.read_text(encoding="utf-8"))

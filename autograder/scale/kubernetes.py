@@ -15,15 +15,16 @@ namespaces and mounting /proc in them (see docs/grading-at-scale.md for what the
 Kubernetes cannot run on the machines this kit is tested on: the test checks the manifests' fields,
 not a cluster.
 
-The YAML is written by a few lines of code below (every string JSON-quoted, which YAML reads as is),
-so that rendering needs no YAML library.
+The manifests are built as dicts and written by PyYAML (block style, keys in the order Kubernetes' own
+examples use).
 """
 
 from __future__ import annotations
 
-import json
 import shlex
 from dataclasses import dataclass, field
+
+import yaml
 
 from . import cluster
 
@@ -141,33 +142,8 @@ class KubernetesRun:
         head = (f"# Written by `python -m autograder kubernetes`: grades {SUBMISSIONS} in {self.shards} shard(s) "
                 f"and merges them into {CLASS_RESULTS}.\n# Apply with: kubectl apply -f THIS_FILE "
                 "(see docs/grading-at-scale.md)\n")
-        return head + "---\n" + to_yaml(self.shards_job()) + "---\n" + to_yaml(self.merge_job())
-
-
-def _scalar(value) -> str:
-    if isinstance(value, dict):
-        return "{}"
-    if isinstance(value, list):
-        return "[]"
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, (int, float)):
-        return json.dumps(value)
-    return json.dumps(str(value), ensure_ascii=False)
-
-
-def to_yaml(value, indent: int = 0) -> str:
-    """Block-style YAML of dicts, lists and scalars (strings JSON-quoted, which YAML reads as is)."""
-    pad = " " * indent
-    nested = lambda item: isinstance(item, (dict, list)) and bool(item)  # noqa: E731
-    if isinstance(value, dict) and value:
-        return "".join(f"{pad}{key}:\n{to_yaml(item, indent + 2)}" if nested(item) else f"{pad}{key}: {_scalar(item)}\n"
-                       for key, item in value.items())
-    if isinstance(value, list) and value:
-        # a nested block after "- " starts on the dash's line: drop its first line's indent
-        return "".join(f"{pad}- {to_yaml(item, indent + 2)[indent + 2:]}" if nested(item) else f"{pad}- {_scalar(item)}\n"
-                       for item in value)
-    return pad + _scalar(value) + "\n"
+        return head + yaml.safe_dump_all([self.shards_job(), self.merge_job()], explicit_start=True, sort_keys=False,
+                                          allow_unicode=True, width=1 << 16)   # one line per command, never folded
 
 
 def from_args(args, grading: list[str]) -> KubernetesRun:

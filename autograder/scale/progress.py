@@ -1,11 +1,12 @@
 """How far a long ``grade`` has come: done / total, failures so far, and the time left.
 
-On a terminal, a bar on the last line, redrawn in place, with each submission's line printed above
-it. Elsewhere (a Slurm log, a pipe, a CI log) plain lines only: each submission's line as before,
-and a progress line at every tenth of the work and at the end, with no control characters.
+On a terminal, a tqdm bar on the last line, with each submission's line printed above it (``tqdm.write``).
+Elsewhere (a Slurm log, a pipe, a CI log) plain lines only: each submission's line as before, and a
+progress line at every tenth of the work and at the end, with no control characters.
 
-The time left weighs each remaining submission by its assignment's measured time (timings.py), so
-that a run that starts with short notebooks does not promise to end too early.
+The bar advances by each submission's measured cost (its assignment's time, timings.py), not by one per
+submission, and the time left weighs the remaining submissions the same way, so that a run that starts with
+short notebooks does not promise to end too early.
 """
 
 from __future__ import annotations
@@ -15,11 +16,12 @@ import threading
 import time
 from typing import Callable, TextIO
 
+from tqdm import tqdm
+
 from ..grading.results import SubmissionResult
 from ..core.settings import GRADED, NOT_SUBMITTED
 
-BAR_WIDTH = 24
-CLEAR_LINE = "\r\033[K"
+BAR_FORMAT = "|{bar:24}| {desc}"   # tqdm draws the bar; the words after it are ours (status())
 
 
 def duration(seconds: float) -> str:
@@ -52,8 +54,11 @@ class Progress:
         self.total_cost = sum(self.costs)
         self._next_tenth = 1
         self._lock = threading.Lock()
+        self._bar = None
         if self.tty and self.costs:
-            self._write(self.bar())
+            # mininterval=0: a submission takes seconds, so every one may redraw the bar
+            self._bar = tqdm(total=self.total_cost, file=self.stream, bar_format=BAR_FORMAT, desc=self.status(),
+                             mininterval=0, leave=True)
 
     @property
     def total(self) -> int:
@@ -70,34 +75,31 @@ class Progress:
     def status(self) -> str:
         return f"{self.done}/{self.total} done, {self.failed} failed, {self.left()}"
 
-    def bar(self) -> str:
-        filled = round(BAR_WIDTH * self.done / self.total) if self.total else BAR_WIDTH
-        return f"[{'#' * filled}{'-' * (BAR_WIDTH - filled)}] {self.status()}"
-
     def report(self, result: SubmissionResult, line: str, cost: float | None = None) -> None:
         """One submission finished: print its ``line`` and the progress (``cost``: its expected seconds)."""
         with self._lock:
+            cost = cost if cost is not None else self.total_cost / max(1, self.total)
             self.done += 1
             self.failed += failed(result)
-            self.done_cost += cost if cost is not None else self.total_cost / max(1, self.total)
-            if self.tty:
-                self._write(CLEAR_LINE + line + "\n" + self.bar())
+            self.done_cost += cost
+            if self._bar is not None:
+                self._bar.set_description_str(self.status(), refresh=False)
+                self._bar.update(cost)
+                self._bar.write(line, file=self.stream)
                 return
-            self._write(line + "\n")
+            self.stream.write(line + "\n")
             if self.done * 10 >= self._next_tenth * self.total or self.done == self.total:
                 while self._next_tenth * self.total <= self.done * 10:
                     self._next_tenth += 1
-                self._write(f"progress: {self.status()}\n")
+                self.stream.write(f"progress: {self.status()}\n")
+            self.stream.flush()
 
     def close(self) -> None:
         """End the bar's line (on a terminal), so that what follows starts on a line of its own."""
         with self._lock:
-            if self.tty and self.costs:
-                self._write(CLEAR_LINE + self.bar() + "\n")
-
-    def _write(self, text: str) -> None:
-        self.stream.write(text)
-        self.stream.flush()
+            if self._bar is not None:
+                self._bar.set_description_str(self.status(), refresh=True)
+                self._bar.close()
 
 
 def _isatty(stream: TextIO) -> bool:

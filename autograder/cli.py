@@ -85,6 +85,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("names", nargs="*", help="assignments (default: all that have a variants file)")
 
     sub.add_parser("promises", help="regenerate docs/promises.md, the table of promises, from tests/variants/")
+
+    p = sub.add_parser("similarity", help="pairs of students whose answers are too alike to be chance, on this machine "
+                                          "(docs/similarity.md)")
+    p.add_argument("names", nargs="*", metavar="NN", help="assignments to compare")
+    p.add_argument("--all", action="store_true", help="every assignment that has submissions")
+    p.add_argument("--submitted", type=Path, default=Path("submitted"),
+                   help="SUBMITTED/<student>/<assignment>/<assignment>.ipynb (default: submitted/, as nbgrader collects)")
+    p.add_argument("--out", type=Path, default=Path("similarity"), help="where NN.csv and NN.html go (default: similarity/)")
     return parser
 
 
@@ -131,6 +139,14 @@ def main(argv: list[str] | None = None) -> int:
         from .authoring import promises
 
         print(f"{promises.TABLE} and {promises.SECURITY} " + ("updated" if promises.write() else "unchanged"))
+        return 0
+    if args.command == "similarity":
+        from .classroom import similarity
+
+        if bool(args.names) == args.all:
+            raise SystemExit("name the assignments to compare (python -m autograder similarity 05_training_loop), "
+                             "or --all for every one, not both")
+        similarity.run(args.submitted, None if args.all else args.names, args.out)
         return 0
     if args.command == "variants":
         from .authoring.variants import VARIANTS_DIR, report

@@ -27,7 +27,7 @@ EXPECTED = {
                 "verdicts", "integrity", "scoring", "feedback", "results", "submission"},
     "scale": {"grade", "timings", "progress", "shards", "shard_results", "merge", "cluster", "estimate", "slurm",
               "kubernetes"},
-    "classroom": {"nbgrader_course", "gradebook"},
+    "classroom": {"nbgrader_course", "gradebook", "similarity", "fingerprints", "similarity_report"},
     "authoring": {"nbgrader_run", "nbval_tags", "release", "check", "variants", "promises"},
 }
 

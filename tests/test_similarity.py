@@ -1,0 +1,307 @@
+"""The similarity report (python -m autograder similarity): copies rank first, honest students are not accused,
+short and common answers accuse nobody, a broken class completes, and the report runs nothing a student wrote."""
+
+from __future__ import annotations
+
+import csv
+import html.parser
+import os
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from autograder import cli
+from autograder.classroom import fingerprints as fps
+from autograder.classroom import similarity as sim
+from autograder.core import course, notebooks
+from submission_factory import student_copy
+from synthetic_class import build, notebook
+
+# Seeds of classes used nowhere else: the thresholds were chosen on other seeds (bench/similarity_scale.py's
+# results name the seeds they measured on, and those differ too).
+SEED = 20261205
+LONG = ("06_data", "08_mnist_mlp")  # answers long enough for a copy to stand out
+WRITTEN = "ex2_lr_finder"            # code and a written answer
+
+
+def _read(folder: Path, assignment: str) -> sim.ClassAnswers:
+    return sim.read_class(folder, assignment, sorted(p.name for p in folder.iterdir()))
+
+
+def _planted(synthetic) -> set[frozenset]:
+    return {frozenset(pair) for pair in synthetic.copies.items()}
+
+
+# --- fingerprints --------------------------------------------------------------------------------------------
+
+
+ANSWER = '''def smooth(losses, beta=0.9):
+    """Exponential moving average, bias-corrected."""
+    values, out, avg = torch.as_tensor(losses).flatten(), [], 0.0
+    for t, v in enumerate(values, start=1):
+        avg = beta * avg + (1 - beta) * v   # running mean
+        out.append(avg / (1 - beta ** t))
+    return torch.stack(out).tolist() if out else []
+'''
+
+
+HIDDEN = '''def smooth(curve, b=0.9):
+
+    # my own EMA
+    """Smoothed curve."""
+    vals, res, m = torch.as_tensor(curve).flatten(), [], 0.0
+
+
+    for step, val in enumerate(vals,
+                               start=1):
+        m = b * m + (1 - b) * val
+        res.append(m / (1 - b ** step))   # debiased
+    return torch.stack(res).tolist() if res else []
+'''
+
+
+def test_renames_comments_layout_and_strings_leave_the_tokens_alone():
+    assert fps.code_tokens(HIDDEN).kinds == fps.code_tokens(ANSWER).kinds
+    # The API an answer uses is not a name the student chose: another spelling is another answer.
+    other = ANSWER.replace("torch.stack(out)", "torch.cat(out)")
+    assert fps.code_tokens(other).kinds != fps.code_tokens(ANSWER).kinds
+
+
+def test_reordered_functions_keep_most_fingerprints():
+    helper = "def helper(x):\n    return x.flatten().cumsum(dim=0) / torch.arange(1, len(x) + 1)\n"
+    two, swapped = ANSWER + "\n\n" + helper, helper + "\n\n" + ANSWER
+    a, b = (fps.fingerprint(fps.code_tokens(t), fps.K_CODE, fps.WINDOW_CODE, fps.boilerplate([], fps.K_CODE))
+            for t in (two, swapped))
+    assert len(set(a.unique()) & set(b.unique())) >= 0.8 * len(a.unique())
+
+
+def test_what_the_course_gave_out_is_never_the_students_own():
+    given = sim.given_out("05_training_loop", sim.CODE)
+    lesson = notebooks.read(course.lesson_notebook("05_training_loop"))
+    stubs = [c.source for c in lesson.cells if notebooks.is_solution_cell(c)]
+    for stub in stubs:
+        assert fps.fingerprint(fps.code_tokens(stub), fps.K_CODE, fps.WINDOW_CODE, given).own == 0
+    solution = student_copy("05_training_loop")
+    answers = sim.answers_of(solution, sim.answer_cells("05_training_loop", sim.CODE))
+    own = fps.fingerprint(fps.code_tokens(answers["fit"]), fps.K_CODE, fps.WINDOW_CODE, given)
+    assert 0 < own.own < len(own.tokens)  # the signature and docstring are the lesson's
+
+
+def test_matched_stretches_cover_only_the_students_own_tokens():
+    given = fps.boilerplate([fps.code_tokens("def smooth(losses, beta=0.9):\n    raise NotImplementedError()\n")],
+                            fps.K_CODE)
+    fp = fps.fingerprint(fps.code_tokens(ANSWER), fps.K_CODE, fps.WINDOW_CODE, given)
+    count, spans = fps.matched(fp, fp.unique())
+    assert 0 < count <= fp.own
+    assert all(start >= ANSWER.index('"""') for start, _ in spans)  # the signature is not marked
+
+
+# --- the synthetic class: copies first, honest students not accused -----------------------------------------
+
+
+@pytest.mark.parametrize("assignment", LONG)
+def test_planted_copies_rank_first_and_nobody_honest_is_listed(tmp_path, assignment):
+    synthetic = build(tmp_path, assignment, honest=40, seed=SEED)
+    comparison = sim.Comparison(_read(tmp_path, assignment), sim.CODE)
+    planted = _planted(synthetic)
+    top = [frozenset((a, b)) for a, b, _ in comparison.ranked()[:len(planted)]]
+    assert set(top) == planted, f"planted copies not on top: {comparison.ranked()[:len(planted) + 3]}"
+    listed = comparison.listed()
+    accused = [(p.a, p.b, round(p.score, 3)) for p in listed if frozenset((p.a, p.b)) not in planted]
+    assert not accused, f"honest students listed: {accused}"
+    assert len(listed) >= len(planted) - 1  # at most one disguised copy may fall under the threshold
+    for pair in listed:  # every listed pair says why, with the cells that agree
+        assert len(pair.cells) >= sim.CODE.min_cells and "tokens match" in pair.why("tokens")
+
+
+def test_written_answers_are_compared_as_text_and_reported_apart(tmp_path):
+    synthetic = build(tmp_path, WRITTEN, honest=30, seed=SEED + 1, copiers=("renamed", "disguised"))
+    out = tmp_path / "out"
+    sim.compare_assignment(tmp_path, WRITTEN, synthetic.students, out)
+    rows = list(csv.DictReader((out / f"{WRITTEN}-written.csv").open(encoding="utf-8")))
+    assert {frozenset((r["student_a"], r["student_b"])) for r in rows} == _planted(synthetic)
+    assert all("words match" in r["cells"] for r in rows)
+
+
+def test_a_class_that_hands_in_one_answer_accuses_nobody(tmp_path):
+    """Everyone wrote the same (the course's own solution): an answer the whole class shares is no evidence."""
+    for student in ("ann", "bob", "cy", "dee", "eve", "fay"):
+        target = tmp_path / student / "08_mnist_mlp"
+        target.mkdir(parents=True)
+        nbformat.write(student_copy("08_mnist_mlp"), str(target / "08_mnist_mlp.ipynb"))
+    comparison = sim.Comparison(_read(tmp_path, "08_mnist_mlp"), sim.CODE)
+    assert comparison.listed() == []
+    assert comparison.score.max() < 0.1
+
+
+def test_short_cells_and_common_idioms_accuse_nobody(tmp_path):
+    """Two students share odd one-liners in every cell of lesson 01, and the rest of the class writes the common
+    idiom: the one-liners are too short to count, whatever their rarity."""
+    bodies = {"make-grid": "return torch.arange(0., rows * cols).view(rows, -1).clone()",
+              "rows-mean-above": "return x[(x.sum(1) / x.size(1)).gt(threshold)]",
+              "flatten-images": "return images.flatten(1).contiguous().clone()",
+              "channels-last": "return images.movedim(1, -1).contiguous().clone()"}
+    lesson = notebooks.read(course.lesson_notebook("01_tensors"))
+    stubs = {notebooks.grading(c).get("grade_id"): c.source for c in lesson.cells}
+    odd = {gid: stubs[gid].replace("# YOUR CODE HERE\n    raise NotImplementedError()", body) for gid, body in bodies.items()}
+    assert all(body in odd[gid] for gid, body in bodies.items())
+    for student in ("pat", "sam"):
+        target = tmp_path / student / "01_tensors"
+        target.mkdir(parents=True)
+        nbformat.write(notebook("01_tensors", odd), str(target / "01_tensors.ipynb"))
+    for student in ("al", "bo", "cid", "dot", "ed", "flo", "gus", "hal"):
+        target = tmp_path / student / "01_tensors"
+        target.mkdir(parents=True)
+        nbformat.write(student_copy("01_tensors"), str(target / "01_tensors.ipynb"))
+    comparison = sim.Comparison(_read(tmp_path, "01_tensors"), sim.CODE)
+    assert comparison.listed() == []
+
+
+# --- a broken class completes ------------------------------------------------------------------------------
+
+
+def test_a_class_with_broken_notebooks_completes_and_lists_what_it_skipped(tmp_path, capsys):
+    submitted = tmp_path / "submitted"
+    build(submitted, "06_data", honest=4, seed=SEED + 2, copiers=("renamed",))
+
+    def folder(student):
+        target = submitted / student / "06_data"
+        target.mkdir(parents=True)
+        return target / "06_data.ipynb"
+
+    folder("blank").write_text(nbformat.writes(notebooks.read(course.lesson_notebook("06_data"))), encoding="utf-8")
+    folder("garbled").write_text('{"cells": [', encoding="utf-8")
+    folder("not-a-notebook").write_text('{"hello": "world"}', encoding="utf-8")
+    folder("binary").write_bytes(b"\xff\xfe\x00 not text")
+    folder("linked").symlink_to(submitted / "blank" / "06_data" / "06_data.ipynb")
+    (submitted / "nothing-inside" / "06_data").mkdir(parents=True)
+    (submitted / "other-work" / "01_tensors").mkdir(parents=True)
+    (submitted / "bad name <b>").mkdir()
+    odd = folder("odd-cells")
+    nb = notebooks.read(course.lesson_notebook("06_data"))
+    nb.cells[0]["source"] = ["a list ", "of lines"]
+    for cell in nb.cells:
+        cell.get("metadata", {}).pop("nbgrader", None)  # another editor dropped nbgrader's metadata
+    odd.write_text(nbformat.writes(nb), encoding="utf-8")
+
+    out = tmp_path / "similarity"
+    assert cli.main(["similarity", "06_data", "--submitted", str(submitted), "--out", str(out)]) == 0
+    printed = capsys.readouterr().out
+    assert "\r" not in printed and "06_data:" in printed  # plain lines when not on a terminal
+    page = (out / "06_data.html").read_text(encoding="utf-8")
+    for student in ("blank", "garbled", "not-a-notebook", "binary", "linked", "nothing-inside", "other-work",
+                    "odd-cells"):
+        assert f"<td>{student}</td>" in page, student
+    assert "symbolic link" in page and "not valid JSON" in page and "no answer of its own" in page
+    assert "bad name &lt;b&gt;" in page and "bad name <b>" not in page
+    rows = list(csv.DictReader((out / "06_data.csv").open(encoding="utf-8")))
+    assert len(rows) == 1 and list(rows[0]) == sim.CSV_COLUMNS
+
+
+def test_the_command_wants_assignments_or_all(tmp_path):
+    with pytest.raises(SystemExit, match="--all"):
+        cli.main(["similarity", "--submitted", str(tmp_path)])
+    with pytest.raises(SystemExit, match="not a folder"):
+        cli.main(["similarity", "--all", "--submitted", str(tmp_path / "none")])
+
+
+def test_csv_fields_cannot_start_a_formula(tmp_path):
+    pair = sim.Pair("=HYPERLINK(1)", "+b", 0.9, [sim.CellMatch("-cell", 30, 40, 0, 10, 0.9)], [])
+    sim.write_csv(tmp_path / "x.csv", [pair], "tokens")
+    row = list(csv.reader((tmp_path / "x.csv").open(encoding="utf-8")))[1]
+    assert row[0] == "'=HYPERLINK(1)" and row[1] == "'+b" and row[3].startswith("'-cell")
+
+
+# --- the report is inert -----------------------------------------------------------------------------------
+
+HOSTILE_CODE = ('def smooth(losses, beta=0.9):\n'
+                '    """</pre><script>window.__pwned = 1</script><img src=x onerror="window.__pwned=2">"""\n'
+                '    note = "<svg onload=window.__pwned=3><a href=\'javascript:window.__pwned=4\'>x</a></svg>"\n'
+                '    # <iframe src="javascript:alert(1)"></iframe> <!-- -->  ]]> <style>body{display:none}</style>\n'
+                '    values, out, avg = torch.as_tensor(losses, dtype=torch.float64).flatten(), [], 0.0\n'
+                '    for t, v in enumerate(values, start=1):\n'
+                '        avg = beta * avg + (1 - beta) * v\n'
+                '        out.append(avg / (1 - beta ** t))\n'
+                '    return torch.stack(out).tolist() if len(note) and out else []\n')
+HOSTILE_TEXT = ('<script>window.__pwned = 5</script> <img src=x onerror=window.__pwned=6> '
+                '[link](javascript:window.__pwned=7) <svg><script>window.__pwned=8</script></svg> '
+                '<meta http-equiv="refresh" content="0;url=javascript:window.__pwned=9"> ') * 3
+
+
+class _Tags(html.parser.HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.tags, self.attributes = set(), []
+
+    def handle_starttag(self, tag, attrs):
+        self.tags.add(tag)
+        self.attributes += [(tag, name, value) for name, value in attrs]
+
+
+def _hostile_report(tmp_path) -> Path:
+    """Two students who copied each other's hostile answers (so both are shown), in a small honest class."""
+    submitted = tmp_path / "submitted"
+    build(submitted, WRITTEN, honest=6, seed=SEED + 3, copiers=())
+    for student in ("mallory", "trudy"):
+        nb = student_copy(WRITTEN, replace={"smooth": HOSTILE_CODE, "lr-choice-written": HOSTILE_TEXT})
+        target = submitted / student / WRITTEN
+        target.mkdir(parents=True)
+        nbformat.write(nb, str(target / f"{WRITTEN}.ipynb"))
+    (submitted / "<img src=x onerror=window.__pwned=10>").mkdir()  # not a student id: listed as skipped
+    out = tmp_path / "out"
+    outcome = sim.compare_assignment(submitted, WRITTEN, sorted(p.name for p in submitted.iterdir()), out)
+    assert {("mallory", "trudy")} <= {(p.a, p.b) for pairs in outcome.listed.values() for p in pairs}
+    return out / f"{WRITTEN}.html"
+
+
+def test_the_report_shows_hostile_answers_as_text(tmp_path):
+    page_path = _hostile_report(tmp_path)
+    page = page_path.read_text(encoding="utf-8")
+    assert "mallory" in page and "window.__pwned = 1" in page  # the hostile answer is shown...
+    parsed = _Tags()
+    parsed.feed(page)
+    # ... as text: only the report's own tags and attributes, no script, handler, frame or foreign link.
+    assert parsed.tags <= {"html", "head", "meta", "title", "style", "body", "h1", "h2", "h3", "h4", "p", "table",
+                           "tr", "th", "td", "a", "section", "div", "b", "pre", "mark", "span"}, parsed.tags
+    for tag, name, value in parsed.attributes:
+        assert not name.startswith("on"), (tag, name)
+        if name == "href":
+            assert value.startswith("#"), value
+    assert "default-src 'none'; style-src 'unsafe-inline'" in page and "<script" not in page
+    assert "window.__pwned = 5" in page  # the written answer is shown too, as text
+
+
+@pytest.mark.browser
+def test_no_student_script_runs_in_a_browser(tmp_path):
+    from test_browser import CHROMIUM_ARGS, _chromium, browser_missing
+
+    missing = browser_missing()
+    if missing:
+        pytest.skip(missing)
+    from playwright.sync_api import sync_playwright
+
+    page_path = _hostile_report(tmp_path)
+    requests, dialogs = [], []
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=_chromium(), args=CHROMIUM_ARGS)
+        try:
+            page = browser.new_page()
+            page.on("request", lambda r: requests.append(r.url))
+            page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+            page.goto(page_path.as_uri())
+            page.wait_for_timeout(500)
+            assert page.evaluate("typeof window.__pwned") == "undefined"
+            assert "window.__pwned = 1" in page.inner_text("body")  # the answer is there, as text
+        finally:
+            browser.close()
+    assert not dialogs
+    assert requests == [page_path.as_uri()], requests  # the page fetched nothing
+
+
+def test_the_default_folders_are_nbgraders(tmp_path, monkeypatch):
+    """`submitted/` in, `similarity/` out, as an instructor runs it from the course folder."""
+    monkeypatch.chdir(tmp_path)
+    build(tmp_path / "submitted", "06_data", honest=3, seed=SEED + 4, copiers=())
+    assert cli.main(["similarity", "--all"]) == 0
+    assert sorted(os.listdir(tmp_path / "similarity")) == ["06_data.csv", "06_data.html"]

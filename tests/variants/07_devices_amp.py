@@ -51,6 +51,15 @@ _TO_DEVICE = (
     "    if isinstance(batch, torch.Tensor):\n"
     "        return batch.to(device)\n"
     "    if isinstance(batch, dict):\n"
+    "        return {k: to_device(v, device) for k, v in batch.items()}\n"
+    "    return type(batch)(to_device(v, device) for v in batch)\n"
+)
+# The same container kinds, one level deep only: the tensors of a tuple, a list or a dict.
+_ONE_LEVEL = (
+    "def to_device(batch, device):\n"
+    "    if isinstance(batch, torch.Tensor):\n"
+    "        return batch.to(device)\n"
+    "    if isinstance(batch, dict):\n"
     "        return {k: v.to(device) for k, v in batch.items()}\n"
     "    return type(batch)(v.to(device) for v in batch)\n"
 )
@@ -95,21 +104,39 @@ WRONG = {
             _TO_DEVICE.replace("    if isinstance(batch, torch.Tensor):\n",
                                "    device = torch.device('cuda' if torch.cuda.is_available() else 'cpu')\n"
                                "    if isinstance(batch, torch.Tensor):\n", 1),
-            # 'cpu' written in for the tensors inside a container.
-            _TO_DEVICE.replace("v.to(device) for v in batch)", "v.to('cpu') for v in batch)")
-                      .replace("v.to(device) for k, v", "v.to('cpu') for k, v"),
+            # 'cpu' written in for the elements of a tuple or a list.
+            _TO_DEVICE.replace("to_device(v, device) for v in batch)", "to_device(v, 'cpu') for v in batch)"),
         ],
         "dtype": [
             # Converts everything to float32 on the way: the labels are no longer class indices.
             _TO_DEVICE.replace(".to(device)", ".to(device, torch.float32)"),
             # Rebuilds each tensor from a Python list: float16 and bool tensors change dtype.
+            _TO_DEVICE.replace("return batch.to(device)", "return torch.tensor(batch.tolist(), device=device)"),
+        ],
+        "nesting": [
+            # One level only: a container inside a container meets .to(), which it does not have.
+            _ONE_LEVEL,
+            # Recurses into tuples and lists, but moves a dict's values as if they were tensors.
+            _TO_DEVICE.replace("to_device(v, device) for k, v", "v.to(device) for k, v"),
+            # Recurses, but rebuilds every sequence as a list: the tuple inside the dict comes back a list.
+            _TO_DEVICE.replace("type(batch)(to_device(v, device) for v in batch)", "[to_device(v, device) for v in batch]"),
+            # Flattens the structure into a list of its tensors, moved.
             "def to_device(batch, device):\n"
-            "    move = lambda t: torch.tensor(t.tolist(), device=device)\n"
-            "    if isinstance(batch, torch.Tensor):\n"
-            "        return move(batch)\n"
-            "    if isinstance(batch, dict):\n"
-            "        return {k: move(v) for k, v in batch.items()}\n"
-            "    return type(batch)(move(v) for v in batch)\n",
+            "    if isinstance(batch, torch.Tensor):\n        return batch.to(device)\n"
+            "    values = batch.values() if isinstance(batch, dict) else batch\n"
+            "    found = []\n"
+            "    for value in values:\n"
+            "        moved = to_device(value, device)\n"
+            "        found += moved if isinstance(moved, list) else [moved]\n"
+            "    return found if isinstance(batch, list) else type(batch)(found) if isinstance(batch, tuple) else "
+            "dict(zip(batch, found))\n",
+        ],
+        "result-device": [
+            # Moves only what is on the CPU ("the loader gives CPU batches"): a batch elsewhere never comes back.
+            _TO_DEVICE.replace("return batch.to(device)", "return batch.to(device) if batch.device.type == 'cpu' else batch"),
+            # Skips the work when the CPU is asked for, as if every batch started there.
+            _TO_DEVICE.replace("    if isinstance(batch, torch.Tensor):\n",
+                               "    if str(device) == 'cpu':\n        return batch\n    if isinstance(batch, torch.Tensor):\n", 1),
         ],
     },
     "train-step": {
@@ -140,6 +167,11 @@ WRONG = {
         "logits": [
             # Probabilities into CrossEntropyLoss.
             _step_with(("logits = model(x)", "logits = F.softmax(model(x), dim=1)")),
+        ],
+        "result-device": [
+            # Hands the loss back on the CPU, where the words say it stays on `device`.
+            _step_with(("return loss.detach()", "return loss.detach().cpu()")),
+            _step_with(("return loss.detach()", "return loss.detach().to('cpu')")),
         ],
     },
     "autocast-forward": {
@@ -304,17 +336,17 @@ RIGHT = {
             "    if torch.is_tensor(batch):\n"
             "        return batch.to(device)\n"
             "    if isinstance(batch, dict):\n"
-            "        return {key: value.to(device) for key, value in batch.items()}\n"
+            "        return {key: to_device(value, device) for key, value in batch.items()}\n"
             "    if isinstance(batch, tuple):\n"
-            "        return tuple(value.to(device) for value in batch)\n"
-            "    return [value.to(device) for value in batch]\n",
+            "        return tuple(to_device(value, device) for value in batch)\n"
+            "    return [to_device(value, device) for value in batch]\n",
         ],
         "device": [
             # non_blocking copies, map over the values.
             "def to_device(batch, device):\n"
-            "    move = lambda t: t.to(device, non_blocking=True)\n"
             "    if isinstance(batch, torch.Tensor):\n"
-            "        return move(batch)\n"
+            "        return batch.to(device, non_blocking=True)\n"
+            "    move = lambda value: to_device(value, device)\n"
             "    if isinstance(batch, dict):\n"
             "        return dict(zip(batch.keys(), map(move, batch.values())))\n"
             "    return type(batch)(map(move, batch))\n",
@@ -325,13 +357,31 @@ RIGHT = {
         ],
         "dtype": [
             # The dtype passed along explicitly.
+            _TO_DEVICE.replace("return batch.to(device)", "return batch.to(device=device, dtype=batch.dtype)"),
+        ],
+        "nesting": [
+            # match/case, one case per kind of container.
             "def to_device(batch, device):\n"
-            "    move = lambda t: t.to(device=device, dtype=t.dtype)\n"
-            "    if isinstance(batch, torch.Tensor):\n"
-            "        return move(batch)\n"
-            "    if isinstance(batch, dict):\n"
-            "        return {k: move(v) for k, v in batch.items()}\n"
-            "    return type(batch)(move(v) for v in batch)\n",
+            "    match batch:\n"
+            "        case torch.Tensor():\n            return batch.to(device)\n"
+            "        case dict():\n            return {k: to_device(v, device) for k, v in batch.items()}\n"
+            "        case tuple() | list():\n            return type(batch)(to_device(v, device) for v in batch)\n",
+            # functools.singledispatch, a function per type.
+            "from functools import singledispatch\n\n"
+            "@singledispatch\n"
+            "def _move(batch, device):\n    return type(batch)(_move(v, device) for v in batch)\n\n"
+            "@_move.register\n"
+            "def _(batch: torch.Tensor, device):\n    return batch.to(device)\n\n"
+            "@_move.register\n"
+            "def _(batch: dict, device):\n    return {k: _move(v, device) for k, v in batch.items()}\n\n"
+            "def to_device(batch, device):\n    return _move(batch, device)\n",
+        ],
+        "result-device": [
+            # Moves a tensor only when it is somewhere else: the same on every device, the CPU included.
+            _TO_DEVICE.replace("return batch.to(device)",
+                               "return batch if batch.device == torch.device(device) else batch.to(device)"),
+            # Asks for a copy every time.
+            _TO_DEVICE.replace("return batch.to(device)", "return batch.to(device, copy=True)"),
         ],
     },
     "train-step": {
@@ -372,6 +422,11 @@ RIGHT = {
         "logits": [
             # The forward pass written straight into the loss call.
             _step_with(("    logits = model(x)\n    loss = loss_fn(logits, y)\n", "    loss = loss_fn(model(x), y)\n")),
+        ],
+        "result-device": [
+            # Moves the loss to `device`, where it already is; a detached copy.
+            _step_with(("return loss.detach()", "return loss.detach().to(device)")),
+            _step_with(("return loss.detach()", "return loss.detach().clone()")),
         ],
     },
     "autocast-forward": {
@@ -488,6 +543,11 @@ RIGHT = {
 }
 
 NOT_TESTED = {
+    "amp-train-step": {
+        "result-device": "the loss is computed under autocast, which refuses every device type a CPU runner can stand in "
+                         "for a second device ('meta'); amp-train-step-gpu-tests compares the loss, its device included, "
+                         "with the solution's on a GPU runner.",
+    },
     "samples-per-second": {
         "device": "the only thing it does with the device is synchronize it, which the amp row checks with a pretend CUDA "
                   "device (coursekit.testing.ClockSpy); a CPU runner has no second real device to tell a written-in "

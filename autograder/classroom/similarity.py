@@ -189,7 +189,6 @@ class Pair:
 class _Cell:
     """One cell's comparison over the class, every matrix (n, n) over the students."""
     answers: int
-    similarity: np.ndarray  # the share of the shorter answer's fingerprints found in the other
     close: np.ndarray       # other answers at least as close to either of the two
     evidence: np.ndarray    # similarity x rarity
     counts: np.ndarray      # bool: both answers long enough for the cell to count
@@ -227,7 +226,6 @@ class Comparison:
 
     def __init__(self, answers: ClassAnswers, track: Track):
         self.track = track
-        self.assignment = answers.assignment
         self.students = answers.students
         self.fingerprints = answers.fingerprints[track.name]
         self.cells = answers.cells[track.name]
@@ -264,7 +262,7 @@ class Comparison:
             weighted += np.where(counts_in, weight * evidence, 0.0)
             total += np.where(counts_in, weight, 0.0)
             self.agreeing += counts_in & (evidence >= track.agree)
-            self.per_cell[cell] = _Cell(int(answering.sum()), similarity, close, evidence, counts_in)
+            self.per_cell[cell] = _Cell(int(answering.sum()), close, evidence, counts_in)
         self.score = np.triu(weighted / np.maximum(total, track.min_total), k=1)
 
     def ranked(self) -> list[tuple[str, str, float]]:

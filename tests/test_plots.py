@@ -21,7 +21,7 @@ def test_plot_runs_draws_one_panel_per_metric_and_one_colour_per_family():
     runs = {"Adam, seed 0": _history(1.0), "Adam, seed 1": _history(1.1), "SGD, seed 0": _history(2.0)}
     fig = plot_runs(runs)
     loss_ax, acc_ax = fig.axes
-    assert [ax.get_title() for ax in fig.axes] == ["test loss", "test acc"]
+    assert (loss_ax.get_title(), acc_ax.get_title()) == ("test loss", "test acc")
     assert len(loss_ax.lines) == 3 and list(loss_ax.lines[1].get_ydata()) == [1.1, 0.55, 0.275]
     colours = [line.get_color() for line in loss_ax.lines]
     assert colours[0] == colours[1] != colours[2]  # seeds of one recipe share a colour

@@ -16,7 +16,6 @@ from ..core.processes import kill_tree
 class RunResult:
     returncode: int | None  # None when the run was killed for taking too long
     output: str
-    timed_out: bool
 
 
 def write_config(root: Path, *, source: str = "source", release: str = "release",
@@ -54,11 +53,11 @@ def nbgrader(args: list[str], root: Path, timeout: float | None = None, *,
     )
     try:
         output, _ = proc.communicate(timeout=timeout)
-        return RunResult(proc.returncode, output[-max_output:], timed_out=False)
+        return RunResult(proc.returncode, output[-max_output:])
     except subprocess.TimeoutExpired:
         kill_tree(proc.pid)
         output, _ = proc.communicate()
-        return RunResult(None, output[-max_output:], timed_out=True)
+        return RunResult(None, output[-max_output:])
     finally:
         if proc.poll() is None:
             kill_tree(proc.pid)

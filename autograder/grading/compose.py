@@ -5,8 +5,8 @@ Every test cell is taken from the source notebook (hidden tests included), whate
 copy holds, and prepared by ``test_cell_source``: a first line of the grader's that asks the kernel
 guard to check and report the kernel's state, the visible checks, then the hidden tests, opened by a
 line that tells ``coursekit.hidden`` which cell's records follow (and seeds the random generators).
-The cell's GRADER blocks never reach the kernel; the grader keeps them (``Plan.grader_code``) to
-judge the records outside the box.
+The cell's GRADER blocks never reach the kernel (``regions.for_kernel`` leaves them out); the grader reads
+them from the source notebook (``reference.grader_rules``) to judge the records outside the box.
 
 Cells are matched to the lesson by their nbgrader ``grade_id``; when another editor stripped that
 metadata, by their cell id, then by content and order. A locked test cell that was duplicated keeps
@@ -44,7 +44,6 @@ class Plan:
     tests: list[TestSlot]
     flags: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
-    grader_code: dict[str, str] = field(default_factory=dict)   # grade_id -> its GRADER blocks (run outside)
     visible: dict[str, str] = field(default_factory=dict)       # grade_id -> what a student may see of the test cell
 
 
@@ -181,8 +180,7 @@ def build(student_nb: NotebookNode, assignment: str) -> Plan:
         cell.source = test_cell_source(cell.source, slot.grade_id, slot.nonce)
         cell.outputs, cell.execution_count = [], None
         tests.append(slot)
-    plan = Plan(nb, tests, grader_code={gid: regions.grader_code(c.source) for gid, c in source_tests.items()},
-                visible={gid: regions.visible(c.source)[0] for gid, c in source_tests.items()})
+    plan = Plan(nb, tests, visible={gid: regions.visible(c.source)[0] for gid, c in source_tests.items()})
     if edited:
         plan.flags.append(f"edited a locked test cell ({', '.join(edited)}; the original was restored and run)")
     if duplicated:

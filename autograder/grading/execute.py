@@ -143,7 +143,7 @@ def _error_output(name: str, message: str):
 
 async def run(job: Job, nb) -> dict:
     limits = job.limits
-    report: dict = {"stopped": None, "interrupted": [], "channel": [], "error": None}
+    report: dict = {"stopped": None, "channel": [], "error": None}
     read_fd, write_fd = os.pipe()
     reader = ChannelReader(read_fd)
     reader.start()
@@ -174,7 +174,6 @@ async def run(job: Job, nb) -> dict:
                     cell.outputs.append(_error_output(
                         CELL_TIME_LIMIT, f"this cell ran for more than {limits.cell_s} s and was stopped by the grader"
                         + ("" if stopped else "; it ignored the interrupt, so its kernel was ended")))
-                    report["interrupted"].append(index)
                     if not stopped:
                         report["stopped"] = {"cell": index, "why": "unstoppable"}
                         break

@@ -62,10 +62,6 @@ def tensor_of(enc: dict) -> torch.Tensor:
     return values.to(dtype)
 
 
-def _number(v: Any) -> float:
-    return float(v) if not isinstance(v, str) else float(v)  # 'nan', 'inf' and '-inf' read back as floats
-
-
 def decode(enc: dict) -> Any:
     """A record's value as Python and torch objects (tensors on the CPU, or ``meta`` without values)."""
     t = enc.get("t")
@@ -76,7 +72,7 @@ def decode(enc: dict) -> Any:
     if t == "int":
         return int(enc["v"])
     if t in ("float", "numpy_scalar"):
-        return _number(enc["v"])
+        return float(enc["v"])  # a number, or 'nan', 'inf' and '-inf' as strings: float() reads both
     if t == "tensor":
         return tensor_of(enc)
     if t == "ndarray":
@@ -251,7 +247,7 @@ def _compare(got: dict, ref: dict, path: str, **how) -> str | None:
     if not values and rt in ("float", "int", "bool", "str", "numpy_scalar"):
         return None
     if rt in ("float", "numpy_scalar"):
-        g, r = _number(got["v"]), _number(ref["v"])
+        g, r = float(got["v"]), float(ref["v"])
         if (math.isnan(g) and math.isnan(r)) or g == r or math.isclose(g, r, rel_tol=how["rtol"], abs_tol=how["atol"]):
             return None
         return f"expected {describe(ref, show=True)}, got {describe(got, show=False)}{_where(path)}"
@@ -309,7 +305,7 @@ def _numbers(enc: dict) -> torch.Tensor | None:
     """A number, or every value of a tensor (or of a list of numbers and tensors), as float64; None otherwise."""
     t = enc.get("t")
     if t in ("float", "int", "numpy_scalar", "bool"):
-        return torch.tensor([_number(enc["v"])], dtype=torch.float64)
+        return torch.tensor([float(enc["v"])], dtype=torch.float64)
     if t == "tensor" and "data" in enc:
         return tensor_of(enc).detach().double().reshape(-1).real
     if t in ("list", "tuple"):

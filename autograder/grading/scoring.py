@@ -74,7 +74,7 @@ def cell_score(points: float, judged: CellChecks | None, error: bool, trusted: b
     checks = judged.checks if judged else []
     values = any(c.kind == VALUE for c in checks)
     observations = any(c.kind == OBSERVATION for c in checks)
-    by_values, by_observations = split_points(points, values or not observations, observations)
+    by_values, _ = split_points(points, values or not observations, observations)
     if error or not checks or not judged.passed(VALUE):
         return 0.0, FAILED
     if observations and not (trusted and judged.passed(OBSERVATION)):

@@ -1,0 +1,45 @@
+"""Names vulture would call unused (tests/test_lint.py) but that a framework reads by name.
+
+vulture only parses this file; nothing imports or runs it. A name listed here counts as used everywhere, so the
+list holds framework hooks only, each group with who reads it. Dead code is removed, never listed here.
+"""
+
+from types import SimpleNamespace
+
+_ = SimpleNamespace()
+
+# traitlets options, set on a config object (core/settings.py: configure) or on nbclient's and jupyter_client's
+# objects (core/notebooks.py, grading/execute.py): nbgrader, nbconvert, nbclient and jupyter_client read them by name.
+_.source_directory, _.release_directory, _.ignore, _.code_stub, _.interrupt_on_timeout, _.add_missing_cells
+_.max_lines, _.max_traceback, _.pre_convert_hook, _.sanitize_preprocessors, _.autograde_preprocessors
+_.create_student, _.collect, _.owns_km, _.timeout_func, _.interrupt_mode
+
+# Methods and classes that Jupyter's libraries call or load by an import path written in the settings:
+# jupyter_client's KernelManager.format_kernel_cmd (called with extra_arguments= by keyword), nbconvert's
+# Preprocessor.preprocess_cell and its markdown renderer's _embed_image_or_attachment, the feedback steps of
+# settings.FEEDBACK_STEPS, nbgrader's Autograde hooks and ExchangeCollect._path_to_record (settings.configure), and
+# the column of nbgrader's Comment row that Formgrader shows.
+_.format_kernel_cmd, _.extra_arguments, _.preprocess_cell, _._embed_image_or_attachment, _.TruncateOutputs
+_.prepare, _.CourseGrader, _.CollectStudentIds, _._path_to_record, _.auto_comment
+
+# Jupyter server and tornado: the extension's entry points, the contents manager's pre-save hook (by import path),
+# a handler's post, an OutputTransform's transform_first_chunk; html.parser's callbacks.
+_._jupyter_server_extension_points, _._load_jupyter_server_extension, _.tidy_solution_before_save
+_.post, _.transform_first_chunk, _.handle_starttag, _.handle_data, _.handle_endtag
+
+# IPython: an exception's _render_traceback_, and sys.last_* that %tb and the debugger read (coursekit).
+_._render_traceback_, _.last_type, _.last_value, _.last_traceback, _.last_exc
+
+# The kernel guard replaces os._exit in the student's kernel (grading/kernel_guard.py).
+_._exit
+
+# functools.lru_cache keys on every argument: intake's released-ids cache takes the lesson's mtime only to be
+# recomputed when the lesson changes.
+_.mtime_ns
+
+# pytest and pytest-xdist hooks and markers; http.server's handler and server attributes (the tests' servers).
+_.pytestmark, _.pytest_report_header, _.pytest_configure, _.pytest_collection_modifyitems
+_.pytest_xdist_make_scheduler, _._split_scope, _.log_message, _.close_connection, _.daemon_threads
+
+# What a variants file declares, read by name by authoring/variants.py (tests/variants/NN.py).
+_.WRONG, _.RIGHT, _.ONE_WAY, _.NOT_TESTED, _.LEAVE_OUT

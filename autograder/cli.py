@@ -7,8 +7,9 @@ import argparse
 from pathlib import Path
 
 from .scale import shards
+from .scale.kubernetes import MERGE_WAIT_S
 from .grading.job import Limits
-from .core.settings import GRADED, NOT_SUBMITTED
+from .core.settings import EXIT_NEEDS_INSTRUCTOR, EXIT_SHARDS_MISSING, FINISHED
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -77,7 +78,7 @@ def build_parser() -> argparse.ArgumentParser:
                         ("results", "the results, shared by every pod (ReadWriteMany)")):
         p.add_argument(f"--{claim}-claim", default=claim, help=f"PersistentVolumeClaim holding {what} (default: %(default)s)")
     p.add_argument("--data-claim", help="PersistentVolumeClaim with mnist/ and fashion-mnist/ (read-only; default: none)")
-    p.add_argument("--merge-wait", type=float, default=24 * 3600, metavar="SECONDS",
+    p.add_argument("--merge-wait", type=float, default=MERGE_WAIT_S, metavar="SECONDS",
                    help="how long the merge Job waits for every shard before naming those missing (default: %(default)g)")
     add_grading_options(p)
 
@@ -85,6 +86,17 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("names", nargs="*", help="assignments (default: all that have a variants file)")
 
     sub.add_parser("promises", help="regenerate docs/promises.md, the table of promises, from tests/variants/")
+
+    p = sub.add_parser("show", help="an assignment as plain text: each graded cell's points, instructions, solution, "
+                                    "hidden tests and their rules")
+    p.add_argument("assignment", metavar="NN", help="the assignment, e.g. 02_autograd")
+    p.add_argument("grade_id", nargs="?", metavar="GRADE_ID", help="only this graded cell (its answer's or a test cell's id)")
+
+    sub.add_parser("list", help="every assignment with its points (automatic, GPU-only, written)")
+
+    p = sub.add_parser("options", help="regenerate docs/options.md: every command's options and defaults, the limits, "
+                                       "the exit codes")
+    p.add_argument("--check", action="store_true", help="only say whether docs/options.md is current (exit 1 if not)")
 
     p = sub.add_parser("similarity", help="pairs of students whose answers are too alike to be chance, on this machine "
                                           "(docs/similarity.md)")
@@ -110,16 +122,17 @@ def add_grading_options(p: argparse.ArgumentParser) -> None:
     """How each submission is graded: the same options for grade and for every shard of slurm and kubernetes."""
     defaults = Limits()
     p.add_argument("--assignment", action="append", dest="names", help="grade only this assignment (repeatable)")
-    p.add_argument("--timeout", type=float, default=defaults.wall_s,
-                   help="wall-time limit per submission, seconds (default: %(default)g)")
-    p.add_argument("--cell-timeout", type=int, default=defaults.cell_s, help="per-cell limit, seconds (default: %(default)s)")
-    p.add_argument("--memory-mb", type=int, default=defaults.memory_mb,
-                   help="heap and private memory per process (RLIMIT_DATA), MB (default: %(default)s)")
-    p.add_argument("--file-mb", type=int, default=defaults.file_mb, help="largest file written, MB (default: %(default)s)")
-    p.add_argument("--tmp-mb", type=int, default=defaults.tmp_mb, help="size of the private /tmp and /dev/shm, MB (default: %(default)s)")
-    p.add_argument("--processes", type=int, default=defaults.processes, help="process limit (default: %(default)s)")
-    p.add_argument("--threads", type=int, default=defaults.threads, help="maths threads per job (default: %(default)s)")
-    p.add_argument("--allow-network", action="store_true", help="do not cut the submission off the network")
+    limits = p.add_argument_group("limits of each submission (their defaults: Limits, autograder/grading/job.py)")
+    limits.add_argument("--timeout", type=float, default=defaults.wall_s,
+                        help="wall-time limit per submission, seconds (default: %(default)g)")
+    limits.add_argument("--cell-timeout", type=int, default=defaults.cell_s, help="per-cell limit, seconds (default: %(default)s)")
+    limits.add_argument("--memory-mb", type=int, default=defaults.memory_mb,
+                        help="heap and private memory per process (RLIMIT_DATA), MB (default: %(default)s)")
+    limits.add_argument("--file-mb", type=int, default=defaults.file_mb, help="largest file written, MB (default: %(default)s)")
+    limits.add_argument("--tmp-mb", type=int, default=defaults.tmp_mb, help="size of the private /tmp and /dev/shm, MB (default: %(default)s)")
+    limits.add_argument("--processes", type=int, default=defaults.processes, help="process limit (default: %(default)s)")
+    limits.add_argument("--threads", type=int, default=defaults.threads, help="maths threads per job (default: %(default)s)")
+    limits.add_argument("--allow-network", action="store_true", help="do not cut the submission off the network")
     p.add_argument("--unsafe-no-sandbox", action="store_true",
                    help="grade even where bubblewrap cannot run (the kernel then sees this machine; every row says so)")
 
@@ -140,6 +153,15 @@ def main(argv: list[str] | None = None) -> int:
 
         print(f"{promises.TABLE} and {promises.SECURITY} " + ("updated" if promises.write() else "unchanged"))
         return 0
+    if args.command in ("show", "list"):
+        from .authoring import show
+
+        print(show.show(args.assignment, args.grade_id) if args.command == "show" else show.listing(), end="")
+        return 0
+    if args.command == "options":
+        from .authoring import options
+
+        return options.main(build_parser(), check_only=args.check)
     if args.command == "similarity":
         from .classroom import similarity
 
@@ -181,7 +203,7 @@ def main(argv: list[str] | None = None) -> int:
         from .classroom import gradebook
 
         print(gradebook.record(results, args.submissions, nbc, args.out / "feedback").summary(nbc))
-    return 0 if all(r.status in (GRADED, NOT_SUBMITTED) for r in results) else 3
+    return 0 if all(r.status in FINISHED for r in results) else EXIT_NEEDS_INSTRUCTOR
 
 
 def _cluster_command(args: argparse.Namespace) -> int:
@@ -197,8 +219,8 @@ def _cluster_command(args: argparse.Namespace) -> int:
             print(missing)
             if args.rerun_hint:
                 print("Or submit them again with:\n  " + args.rerun_hint.replace("{shards}", ",".join(map(str, sorted(missing.missing)))))
-            return 4
-        return 0 if all(r.status in (GRADED, NOT_SUBMITTED) for r in results) else 3
+            return EXIT_SHARDS_MISSING
+        return 0 if all(r.status in FINISHED for r in results) else EXIT_NEEDS_INSTRUCTOR
     if args.command == "slurm":
         from .scale import slurm
 

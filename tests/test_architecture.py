@@ -28,7 +28,7 @@ EXPECTED = {
     "scale": {"grade", "timings", "progress", "shards", "shard_results", "merge", "cluster", "estimate", "slurm",
               "kubernetes"},
     "classroom": {"nbgrader_course", "gradebook", "similarity", "fingerprints", "similarity_report"},
-    "authoring": {"nbgrader_run", "nbval_tags", "release", "check", "variants", "promises"},
+    "authoring": {"nbgrader_run", "nbval_tags", "release", "check", "variants", "promises", "show", "options"},
 }
 
 

@@ -30,6 +30,12 @@ NOT_A_STUDENT = "not a student id"   # a folder whose name no person has (gradin
 NOT_RECORDED = "not recorded"        # graded, but writing it into nbgrader's gradebook failed (grade --gradebook)
 SUBMISSION_STATUSES = (GRADED, INCOMPLETE, ERROR, INVALID, MISSING, NOT_SUBMITTED, NOT_A_STUDENT, NOT_RECORDED)
 
+# What `python -m autograder` exits with (docs/options.md lists it): 0 when the command did its work and every
+# submission's status is FINISHED; argparse's 2 for a mistake in the command line; and these two.
+FINISHED = (GRADED, NOT_SUBMITTED)   # statuses that need nobody (the progress bar counts the others as failed)
+EXIT_NEEDS_INSTRUCTOR = 3            # grade, merge, gradebook: done, but some row's status is not FINISHED (it says why)
+EXIT_SHARDS_MISSING = 4              # merge: a shard did not finish; nothing was written
+
 # What became of one graded cell (the `status` column of cells.csv).
 PASSED = "passed"
 FAILED = "failed"

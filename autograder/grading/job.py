@@ -1,7 +1,7 @@
 """What the grader tells the executor about one run: the limits, and the job description it writes for it.
 
 ``Limits`` is the one place the limits and their defaults live (``grade``'s options, the shards' command
-lines and the README's table are built from it). ``Job`` is written as ``job.json`` into the grader's
+lines and docs/options.md are built from it). ``Job`` is written as ``job.json`` into the grader's
 private folder, next to ``run.ipynb``, and read back by ``python -m autograder.grading.execute``.
 """
 

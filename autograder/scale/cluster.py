@@ -14,6 +14,7 @@ import argparse
 import shlex
 from pathlib import Path
 
+from ..core.settings import EXIT_NEEDS_INSTRUCTOR
 from ..grading.job import Limits
 
 # grade's options that change what a submission gets (cli.add_grading_options), passed on to every shard.
@@ -56,7 +57,13 @@ def shard_command(python: str, submissions: str, results: str, index_variable: s
     words = [shlex.quote(python), "-m", "autograder", "grade", shlex.quote(submissions),
              "--shard", f'{k}/{shards}', "--out", shard_folder(shlex.quote(results), k),
              "--runner", runner, "--jobs", str(jobs), *map(shlex.quote, options)]
-    return " ".join(words) + "; status=$?; if [ $status -eq 3 ]; then status=0; fi; exit $status"
+    return succeeds_when_graded(" ".join(words))
+
+
+def succeeds_when_graded(command: str) -> str:
+    """``command`` in a shell line that also succeeds when it graded everything but some rows need the instructor
+    (exit EXIT_NEEDS_INSTRUCTOR): only a shard or a merge that did not finish fails its task."""
+    return f"{command}; status=$?; if [ $status -eq {EXIT_NEEDS_INSTRUCTOR} ]; then status=0; fi; exit $status"
 
 
 def merge_arguments(results: str, shards: int) -> list[str]:

@@ -19,7 +19,7 @@ from typing import Callable, TextIO
 from tqdm import tqdm
 
 from ..grading.results import SubmissionResult
-from ..core.settings import GRADED, NOT_SUBMITTED
+from ..core.settings import FINISHED
 
 BAR_FORMAT = "|{bar:24}| {desc}"   # tqdm draws the bar; the words after it are ours (status())
 
@@ -35,7 +35,7 @@ def duration(seconds: float) -> str:
 
 def failed(result: SubmissionResult) -> bool:
     """A submission the grader could not grade in full (the same rule as grade's exit code)."""
-    return result.status not in (GRADED, NOT_SUBMITTED)
+    return result.status not in FINISHED
 
 
 class Progress:

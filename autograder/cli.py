@@ -179,11 +179,13 @@ def main(argv: list[str] | None = None) -> int:
         return _cluster_command(args)
     if args.command == "gradebook":
         from .classroom import gradebook, nbgrader_course
-        from .grading.results import read_csvs
+        from .grading.results import read_csvs, write_csvs
 
         nbc = nbgrader_course.load(args.course)
-        print(gradebook.record(read_csvs(args.graded), args.submissions, nbc, args.graded / "feedback").summary(nbc))
-        return 0
+        results = read_csvs(args.graded)
+        print(gradebook.record(results, args.submissions, nbc, args.graded / "feedback").summary(nbc))
+        write_csvs(results, args.graded)   # a submission that could not be recorded says so in its row
+        return _exit_code(results)
     from .scale.grade import grade
 
     nbc = None
@@ -201,8 +203,15 @@ def main(argv: list[str] | None = None) -> int:
                     students=args.students)
     if nbc is not None:
         from .classroom import gradebook
+        from .grading.results import write_csvs
 
         print(gradebook.record(results, args.submissions, nbc, args.out / "feedback").summary(nbc))
+        write_csvs(results, args.out)   # a submission that could not be recorded says so in its row
+    return _exit_code(results)
+
+
+def _exit_code(results) -> int:
+    """0 when every submission was graded (or not handed in), else EXIT_NEEDS_INSTRUCTOR (core/settings.py)."""
     return 0 if all(r.status in FINISHED for r in results) else EXIT_NEEDS_INSTRUCTOR
 
 
@@ -220,7 +229,7 @@ def _cluster_command(args: argparse.Namespace) -> int:
             if args.rerun_hint:
                 print("Or submit them again with:\n  " + args.rerun_hint.replace("{shards}", ",".join(map(str, sorted(missing.missing)))))
             return EXIT_SHARDS_MISSING
-        return 0 if all(r.status in FINISHED for r in results) else EXIT_NEEDS_INSTRUCTOR
+        return _exit_code(results)
     if args.command == "slurm":
         from .scale import slurm
 

@@ -83,14 +83,14 @@ def _export(instructor: Path) -> dict[str, dict[str, str]]:
         return {row["student_id"]: row for row in csv.DictReader(f) if row["assignment"] == LESSON}
 
 
-def _grade(instructor: Path, *extra: str) -> subprocess.CompletedProcess:
+def _grade(instructor: Path, *extra: str, expect: int = 0) -> subprocess.CompletedProcess:
     command = [sys.executable, "-m", "autograder", "grade", "submitted", "--out", "graded", "--assignment", LESSON,
                "--runner", "cpu", "--gradebook", "--course", ".", *extra]
     if unavailable_reason() is not None:
         command.append("--unsafe-no-sandbox")
     env = dict(os.environ, JUPYTER_CONFIG_PATH="")
     done = subprocess.run(command, cwd=instructor, env=env, capture_output=True, text=True, timeout=900)
-    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    assert done.returncode == expect, done.stdout[-3000:] + done.stderr[-3000:]
     return done
 
 
@@ -439,3 +439,85 @@ def test_one_students_odd_notebook_costs_the_class_nothing(tmp_path):
         assert api.get_student_notebook_submissions("renamer", LESSON)
     finally:
         os.chdir(here)
+
+
+def test_collect_takes_only_names_a_person_could_have_written_and_everyone_else(tmp_path):
+    """On a shared exchange the students name their inbound folders: one unreadable or hostile name stops nbgrader's
+    own collect for the whole class; the course's collect leaves it in the exchange, says so, and collects the rest."""
+    exchange = tmp_path / "exchange"
+    instructor = _instructor(tmp_path / "instructor", exchange)
+    inbound = exchange / COURSE_ID / "inbound"
+    names = {"alice+00_setup+2027-01-10 10:00:00.000000 UTC+a1": "alice's",
+             "bob+00_setup+2027-01-11 09:00:00.000000 UTC+b1": "bob's only readable one",
+             "bob+00_setup+not a time at all+b2": "bob's unreadable one",
+             'x"><img src=x onerror=alert(1)>+00_setup+2027-01-10 10:00:00.000000 UTC+c1': "a hostile id"}
+    for name, words in names.items():
+        nb = notebooks.read(course.lesson_notebook(LESSON))
+        nb.cells[0].source = words
+        notebooks.write(nb, inbound / name / f"{LESSON}.ipynb")
+        (inbound / name / "timestamp.txt").write_text(name.split("+")[2], encoding="utf-8")
+    output = _nbgrader(["collect", LESSON], instructor)
+    submitted = instructor / "submitted"
+    assert sorted(p.name for p in submitted.iterdir()) == ["alice", "bob"]
+    assert notebooks.read(submitted / "bob" / LESSON / f"{LESSON}.ipynb").cells[0].source == "bob's only readable one"
+    assert output.count("Not collected") == 2 and "is not a student id" in output and "its time is not a time" in output
+    assert "<img" not in output, "the hostile name is quoted safely"
+
+
+@pytest.mark.slow
+def test_nbgraders_own_autograde_grades_through_the_course_grader(tmp_path):
+    """`nbgrader autograde` (what Formgrader's button and `make nbgrader ARGS=autograde` run) gives the score
+    `grade --gradebook` gives: a written-in CPU device loses its point; nothing of the student's runs outside the
+    box (a notebook that writes outside its folder leaves no file); a folder that is no student id gets no row."""
+    from nbgrader.api import Gradebook
+
+    instructor = _instructor(tmp_path / "instructor", tmp_path / "exchange")
+    outside = tmp_path / "written-by-a-submission.txt"
+    device_written = {"choose-device": 'import torch\n\ndef choose_device():\n    return torch.device("cpu")\n'}
+    escape = (f"from pathlib import Path\nfor p in [{str(outside)!r}, '../../escaped.txt', '/tmp/escaped-autograde.txt']:\n"
+              "    try:\n        Path(p).write_text('out')\n    except OSError:\n        pass\n")
+    handed_in = {"cpu-only": student_copy(LESSON, replace=device_written),
+                 "escaper": student_copy(LESSON, insert_before={"choose-device": escape}),
+                 "bad<name>": student_copy(LESSON)}
+    for student, nb in handed_in.items():
+        notebooks.write(nb, instructor / "submitted" / student / LESSON / f"{LESSON}.ipynb")
+    _grade(instructor, expect=3)   # 3: a folder that is no student id asks the instructor to look
+    expected = {s: _grade_rows(instructor)[s, "choose-device-tests"] for s in ("cpu-only", "escaper")}
+    assert expected["cpu-only"][0] == 0 and expected["escaper"][0] == 1
+    for student in ("cpu-only", "escaper"):
+        _spoil_automatic_scores(instructor, student)
+    result = nbgrader(["autograde", LESSON, "--force"], instructor, timeout=900, extra_env={"JUPYTER_CONFIG_PATH": ""})
+    assert "Grading with the course's grader" in result.output, result.output[-3000:]
+    assert "No student with ID 'bad<name>'" in result.output, "nbgrader itself refuses the folder: no row for it"
+    rows = _grade_rows(instructor)
+    assert {s: rows[s, "choose-device-tests"] for s in expected} == expected, "the same scores as grade --gradebook"
+    with Gradebook(f"sqlite:///{instructor / 'gradebook.db'}", COURSE_ID) as gb:
+        assert sorted(s.id for s in gb.students) == ["cpu-only", "escaper"]
+    assert not outside.exists() and not (instructor / "escaped.txt").exists()
+    shown = notebooks.read(instructor / "autograded" / "cpu-only" / LESSON / f"{LESSON}.ipynb")
+    assert all(not c.get("outputs") for c in shown.cells if c.cell_type == "code"), "nbgrader wrote the grader's copy"
+
+
+def test_a_submission_that_cannot_be_recorded_is_named_and_the_rest_are_recorded(tmp_path, monkeypatch):
+    students = ["ann", "ben", "cat"]
+    submissions = _submissions(tmp_path / "submitted", students)
+    nbc = nbgrader_course.load(_instructor(tmp_path / "instructor", tmp_path / "exchange"))
+    real = gradebook._formgrader_copy
+
+    def fails_for_ben(nbc_, result, submitted):
+        if result.student == "ben":
+            raise KeyError("grade_id")   # what nbgrader's OverwriteCells raised on an odd notebook
+        return real(nbc_, result, submitted)
+
+    monkeypatch.setattr(gradebook, "_formgrader_copy", fails_for_ben)
+    results = _results(students)
+    done = gradebook.record(results, submissions, nbc, tmp_path / "pages")
+    assert done.submissions == 2 and done.failed == ["ben/00_setup: KeyError while writing it into the gradebook"]
+    ben = next(r for r in results if r.student == "ben")
+    assert ben.status == "not recorded" and "grade this student again" in ben.reason
+    assert "NOT RECORDED: ben" in done.summary(nbc)
+    with_rows = {student for student, _ in _grade_rows(tmp_path / "instructor")}
+    assert with_rows == {"ann", "cat"}
+    from autograder.cli import _exit_code
+
+    assert _exit_code(results) == 3

@@ -28,6 +28,7 @@ from nbgrader.converters.base import NbGraderException
 from nbgrader.preprocessors import NbGraderPreprocessor
 
 from ..core import notebooks
+from ..core.settings import EXIT_NEEDS_INSTRUCTOR
 from ..grading import intake
 from . import gradebook, nbgrader_course
 
@@ -80,7 +81,7 @@ class CourseGrader(NbGraderPreprocessor):
         for line in (done.stdout + done.stderr).splitlines():
             if line.strip():
                 self.log.info("%s", line)
-        if done.returncode not in (0, 3):   # 3: graded, and a row asks the instructor to look (README)
+        if done.returncode not in (0, EXIT_NEEDS_INSTRUCTOR):   # graded, and a row asks the instructor to look
             raise NbGraderException(f"the course's grader stopped (exit {done.returncode}); run it in a terminal to "
                                     f"see why: {' '.join(run[1:])}")
         shown = nbc.folder(nbc.autograded, student, assignment) / f"{assignment}.ipynb"

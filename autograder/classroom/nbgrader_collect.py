@@ -5,7 +5,7 @@ On a shared exchange the students write the inbound folder names themselves
 it cannot read, and copies any student id it finds into ``submitted/``, from where the id reaches every page an
 instructor opens. This collect (``c.ExchangeFactory.collect``, set by ``core/settings.py``) leaves such a folder
 where it is, says which one and why, and collects everyone else. A student with one good and one unreadable
-submission gets the good one.
+submission gets the good one (and the log names the other).
 """
 
 from __future__ import annotations
@@ -38,12 +38,10 @@ class CollectStudentIds(ExchangeCollect):
         record = {"username": parts[0], "filename": name, "timestamp": when}
         if problem:
             record[REFUSED] = problem
+            self.log.warning("Not collected: the inbound folder %s (%s). It stays in the exchange; ask the student to "
+                             "submit again under their own id.", intake.shown(name), problem)
         return record
 
     def copy_files(self):
-        for record in self.src_records:
-            if REFUSED in record:
-                self.log.warning("Not collected: the inbound folder %s (%s). It stays in the exchange; ask the student to "
-                                 "submit again under their own id.", intake.shown(record["filename"]), record[REFUSED])
         self.src_records = [r for r in self.src_records if REFUSED not in r]
         super().copy_files()

@@ -36,17 +36,21 @@ STUDENT_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._@-]{0,99}")
 STUDENT_ID_RULE = "letters, digits, '.', '_', '-' and '@', starting with a letter or digit, at most 100 characters"
 
 
+_MARKUP = str.maketrans({"<": "\\x3c", ">": "\\x3e", "&": "\\x26", '"': "\\x22"})
+
+
 def shown(name: str) -> str:
-    """A name from the submissions (a folder or file name) as a reason or the terminal may quote it: itself when it
-    is plain, else Python's ascii() of it (no markup, no terminal control characters)."""
-    return name if re.fullmatch(r"[\w .@+-]{1,120}", name, re.ASCII) else ascii(name)
+    """A name from the submissions (a folder or file name) as a reason, a log or the terminal may quote it: itself
+    when it is plain, else Python's escaped form of it: no terminal control character, and no markup even where a
+    page shows the text as HTML (nbgrader's log windows)."""
+    return name if re.fullmatch(r"[\w .@+-]{1,120}", name, re.ASCII) else ascii(name).translate(_MARKUP)
 
 
 def student_id_problem(name: str) -> str | None:
     """Why ``name`` cannot be a student id (in words that quote it safely), or None when it can."""
     if STUDENT_ID.fullmatch(name):
         return None
-    return (f"the folder name {ascii(name)} is not a student id ({STUDENT_ID_RULE}): it was not graded. Rename the "
+    return (f"the folder name {shown(name)} is not a student id ({STUDENT_ID_RULE}): it was not graded. Rename the "
             "folder to the student's id (or remove it) and grade again")
 
 
@@ -112,22 +116,46 @@ def read_submission(folder: Path, assignment: str, repairs: list[str] | None = N
     with os.fdopen(fd, "rb") as f:
         raw = f.read()
     try:
-        # parsed and upgraded, not validated: well_formed() repairs what it can and says what it did
-        nb = nbformat.convert(nbformat.reader.reads(raw.decode("utf-8")), 4)
-    except (UnicodeDecodeError, json.JSONDecodeError, nbformat.reader.NotJSONError) as error:
+        data = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as error:
         where = f" (line {error.lineno})" if isinstance(error, json.JSONDecodeError) else ""
         return Refusal(INVALID, f"{assignment}.ipynb could not be read as a notebook: it is not valid JSON{where}. "
                                 "Re-download it from JupyterLab (File > Download)")
-    except Exception as error:  # JSON, but not a notebook
-        return Refusal(INVALID, f"{assignment}.ipynb could not be read as a notebook ({type(error).__name__})")
-    if not isinstance(nb.get("cells"), list) or not all(isinstance(c, dict) and "cell_type" in c for c in nb.cells):
+    if not isinstance(data, dict) or not isinstance(data.get("cells"), list) or \
+            not all(isinstance(c, dict) and "cell_type" in c for c in data["cells"]):
         return Refusal(INVALID, f"{assignment}.ipynb is JSON but not a notebook (no list of cells)")
+    retyped = _retype(data)
+    try:   # parsed and upgraded, not validated: well_formed() repairs what it can and says what it did
+        nb = nbformat.convert(nbformat.reader.reads(json.dumps(data)), 4)
+    except Exception as error:  # JSON, but not a notebook nbformat can read
+        return Refusal(INVALID, f"{assignment}.ipynb could not be read as a notebook ({type(error).__name__}): open it "
+                                "in JupyterLab, save it and hand it in again")
     found = well_formed(nb, assignment)
     if isinstance(found, Refusal):
         return found
     if repairs is not None:
-        repairs.extend(found)
+        repairs.extend(([f"metadata or attachments of the wrong type removed from {retyped} place(s)"] if retyped else [])
+                       + found)
     return nb
+
+
+def _retype(data: dict) -> int:
+    """Give the notebook's and each cell's metadata, each cell's attachments and outputs, the types nbformat's reader
+    assumes (it stops on a notebook whose metadata is not a mapping); return how many were replaced."""
+    changed = 0
+    for holder in [data, *data["cells"]]:
+        if not isinstance(holder.get("metadata", {}), dict):
+            holder["metadata"] = {}
+            changed += 1
+        if holder is not data and "attachments" in holder and not isinstance(holder["attachments"], dict):
+            del holder["attachments"]
+            changed += 1
+        if holder is not data and "outputs" in holder:
+            outputs = holder["outputs"] if isinstance(holder["outputs"], list) else None
+            kept = [o for o in outputs or [] if isinstance(o, dict)]
+            changed += outputs is None or len(kept) != len(outputs)
+            holder["outputs"] = kept
+    return changed
 
 
 # --- a well-formed notebook before anything else reads it -----------------------------------------------------
@@ -171,7 +199,7 @@ def _valid(value, ref: str) -> bool:
 
 def _nbgrader_metadata(meta, released: frozenset[str]) -> dict | None:
     """The cell's nbgrader metadata when it is the release's and well typed, else None (it is removed)."""
-    if not isinstance(meta, dict) or meta.get("grade_id") not in released:
+    if not isinstance(meta, dict) or not isinstance(meta.get("grade_id"), str) or meta["grade_id"] not in released:
         return None
     if any(key in meta and not isinstance(meta[key], kind) for key, kind in _NBGRADER_FIELDS.items()):
         return None
@@ -189,10 +217,11 @@ def well_formed(nb: nbformat.NotebookNode, assignment: str) -> list[str] | Refus
 
     released = released_grade_ids(assignment)
     outputs_dropped, foreign, bad_ids, seen = 0, 0, 0, set()
+    retyped = 0
     for cell in nb.cells:
-        if cell.get("cell_type") not in _CELL_KEYS:
-            return Refusal(INVALID, f"{assignment}.ipynb has a cell of unknown type {ascii(cell.get('cell_type'))[:40]}: "
-                                    "open it in JupyterLab, change that cell's type, save and hand it in again")
+        if cell.get("cell_type") not in _CELL_KEYS:   # kept as text: a markdown cell (an old heading cell) or a raw one
+            cell.cell_type = "markdown" if cell.get("cell_type") == "heading" else "raw"
+            retyped += 1
         for key in set(cell) - _CELL_KEYS[cell.cell_type]:
             del cell[key]
         cell.source = _text(cell.get("source"))
@@ -230,7 +259,7 @@ def well_formed(nb: nbformat.NotebookNode, assignment: str) -> list[str] | Refus
         where = "/".join(str(p) for p in list(error.absolute_path)[:4]) if hasattr(error, "absolute_path") else ""
         return Refusal(INVALID, f"{assignment}.ipynb is not a valid notebook even after repair (at {where or 'the top'}): "
                                 "open it in JupyterLab, save it and hand it in again")
-    repairs = []
+    repairs = [f"{retyped} cell(s) of a type the notebook format does not have kept as text"] if retyped else []
     if foreign:
         repairs.append(f"nbgrader metadata removed from {foreign} cell(s) the release does not have (the cells stay, as "
                        "the student's work)")

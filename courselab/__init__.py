@@ -118,8 +118,8 @@ def _jupyter_server_extension_points():
 
 
 def _load_jupyter_server_extension(serverapp) -> None:
-    from . import formgrader_guard, validate
+    from . import page_policy, validate
 
     validate.add_handlers(serverapp)
-    if serverapp.jpserver_extensions.get("nbgrader.server_extensions.formgrader"):
-        formgrader_guard.add_to(serverapp)
+    if serverapp.jpserver_extensions.get("nbgrader.server_extensions.formgrader"):   # the instructor set-up
+        page_policy.add_to(serverapp)

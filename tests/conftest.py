@@ -88,7 +88,7 @@ _SPREAD_BY_LESSON = {"test_grading", "test_variants"}
 # Seconds the slow modules took on this 2-core machine (`make test --durations`, two workers, 2026-12-03);
 # the ones not named here take a few seconds. Only the order of the groups depends on them.
 _MODULE_SECONDS = {"test_hostile_submissions": 250, "test_browser": 200, "test_shards": 95, "test_slurm": 60,
-                   "test_grading_isolation": 55, "test_classroom": 75, "test_release": 45, "test_plain_commands": 15}
+                   "test_grading_isolation": 55, "test_classroom": 75, "test_instructor_pages": 180, "test_release": 45, "test_plain_commands": 15}
 
 
 def _module_and_lesson(nodeid: str) -> tuple[str, str | None]:
@@ -130,3 +130,38 @@ def pytest_xdist_make_scheduler(config, log):
             return worker_group(nodeid)
 
     return ByGroup(config, log)
+
+
+# --- a real browser and the instructor's JupyterLab (tests/browser_lab.py) --------------------------------------
+
+@pytest.fixture(scope="module")
+def browser():
+    """Debian's Chromium through Playwright, for one test module (skips with the reason where there is none)."""
+    import browser_lab
+
+    missing = browser_lab.browser_missing()
+    if missing:
+        pytest.skip(missing)
+    from playwright import sync_api
+
+    with sync_api.sync_playwright() as p:
+        chromium = p.chromium.launch(executable_path=browser_lab.chromium(), args=browser_lab.CHROMIUM_ARGS)
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture
+def page(browser):
+    context = browser.new_context(viewport={"width": 1400, "height": 900})
+    page = context.new_page()
+    yield page
+    context.close()
+
+
+@pytest.fixture(scope="module")
+def instructor_lab(tmp_path_factory, browser):
+    """The instructor set-up (`make instructor`) on a fresh copy of the course, for one test module."""
+    import browser_lab
+
+    with browser_lab.instructor_lab_at(tmp_path_factory.mktemp("instructor")) as lab:
+        yield lab

@@ -33,36 +33,29 @@ browser (no ``playwright install``).
 from __future__ import annotations
 
 import ast
-import contextlib
 import http.server
 import json
 import os
 import re
 import shutil
-import signal
-import socket
 import subprocess
 import sys
 import threading
 import time
 import urllib.error
 import urllib.request
-import uuid
 from pathlib import Path
 
 import pytest
 
 from autograder.core import course, notebooks
 from coursekit.checks import GPU_SKIPPED
-from fresh_copy import fresh_copy
+from browser_lab import ARTIFACTS, formgrader_page_shows, fresh_user, open_lab, start_lab
 from plotting_cells import images, plotting_cells
 from submission_factory import student_copy
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.data]
 
-ARTIFACTS = course.ROOT / "test-artifacts" / "browser"
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-                 "--disable-sync", "--no-first-run"]
 ANSWERED = ("01_tensors", "08_mnist_mlp")
 # Validate runs the whole notebook a second time (a minute for lesson 08 on this machine): lesson 01 shows
 # the button works and the server stays responsive meanwhile; lesson 08 is saved with File > Save instead.
@@ -78,97 +71,6 @@ TIMINGS: dict[str, float] = {}
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
 
-def _chromium() -> str | None:
-    # Debian's Chromium here; GitHub's Ubuntu runners have Google Chrome (Ubuntu's chromium is a snap stub).
-    for name in ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable"):
-        found = shutil.which(name)
-        if found:
-            return found
-    return "/usr/bin/chromium" if Path("/usr/bin/chromium").exists() else None
-
-
-def browser_missing() -> str | None:
-    """Why this file's tests cannot run here, or None when they can."""
-    import importlib.util
-
-    if importlib.util.find_spec("playwright") is None:
-        return "Playwright for Python is not installed (requirements.txt)"
-    if _chromium() is None:
-        return "no Chromium on this machine (Debian: apt-get install chromium; .ci/run does it)"
-    return None
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-@pytest.fixture(scope="module")
-def browser():
-    missing = browser_missing()
-    if missing:
-        pytest.skip(missing)
-    from playwright import sync_api
-
-    with sync_api.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=_chromium(), args=CHROMIUM_ARGS)
-        yield browser
-        browser.close()
-
-
-def _fresh_user(scratch: Path) -> dict[str, str]:
-    """The environment of a first-time user: empty Jupyter user config, settings, workspaces and runtime
-    folders; otherwise this test process's, MPLBACKEND=Agg included, as a shell or a Makefile could pass it on.
-
-    One difference from a student's laptop: one maths thread per kernel (as the grader runs). On a 2-core
-    machine busy with other work, two threads per kernel made lesson 08's training 10 to 20 times slower,
-    past nbgrader's 10-minute limit per cell in Validate; what this test checks does not depend on it.
-    """
-    return {**os.environ, "MPLBACKEND": "Agg", "JUPYTER_CONFIG_DIR": str(scratch / "user-config"),
-            "JUPYTERLAB_SETTINGS_DIR": str(scratch / "user-settings"),
-            "JUPYTERLAB_WORKSPACES_DIR": str(scratch / "workspaces"), "JUPYTER_RUNTIME_DIR": str(scratch / "runtime"),
-            "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
-
-
-@contextlib.contextmanager
-def _start_lab(role: str, root: Path, options: str, env: dict[str, str], log_name: str):
-    """Start JupyterLab as `make course` / `make instructor` does (the launcher where there is no make) in
-    ``root`` (a course folder); yield (base URL, token); stop it, and every process it started, at the end."""
-    port, token = _free_port(), uuid.uuid4().hex
-    options = f"--no-browser --ServerApp.ip=127.0.0.1 --port={port} --IdentityProvider.token={token} {options}".strip()
-    target = {"student": "course", "instructor": "instructor"}[role]
-    if shutil.which("make"):  # exactly the make target (its install step is not redone here)
-        venv = Path(sys.executable).parent.parent  # this interpreter's environment, wherever ``root`` is
-        command = ["make", "--no-print-directory", "-o", "install", target, f"VENV={venv}", f"LAB_ARGS={options}"]
-    else:
-        command = [sys.executable, "-m", "courselab", role, *options.split()]
-    log_path = ARTIFACTS / log_name
-    log = log_path.open("w")
-    server = subprocess.Popen(command, cwd=root, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
-    base = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 120
-    while True:
-        try:
-            with urllib.request.urlopen(f"{base}/api/status?token={token}", timeout=5):
-                break
-        except (urllib.error.URLError, ConnectionError, OSError):
-            if server.poll() is not None or time.monotonic() > deadline:
-                os.killpg(server.pid, signal.SIGKILL)
-                pytest.fail(f"JupyterLab did not start:\n{log_path.read_text()[-3000:]}")
-            time.sleep(0.5)
-    try:
-        yield base, token
-    finally:
-        os.killpg(server.pid, signal.SIGTERM)  # the process group this test started: make, the server
-        try:
-            server.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            os.killpg(server.pid, signal.SIGKILL)
-            server.wait()
-        log.close()
-
-
 @pytest.fixture(scope="module")
 def lab(tmp_path_factory):
     """The student set-up on a scratch copy of lessons/, started as `make course` starts it."""
@@ -178,46 +80,10 @@ def lab(tmp_path_factory):
     shutil.copytree(course.LESSONS, lessons, ignore=shutil.ignore_patterns(".ipynb_checkpoints"))
     for name in ANSWERED:
         notebooks.write(student_copy(name), lessons / name / f"{name}.ipynb")
-    with _start_lab("student", course.ROOT, f"--ServerApp.root_dir={lessons}", _fresh_user(scratch),
+    with start_lab("student", course.ROOT, f"--ServerApp.root_dir={lessons}", fresh_user(scratch),
                     "jupyterlab-student.log") as (base, token):
         yield {"base": base, "token": token, "lessons": lessons, "root": scratch}
     (ARTIFACTS / "timings.json").write_text(json.dumps(TIMINGS, indent=1) + "\n")
-
-
-@pytest.fixture(scope="module")
-def instructor_lab(tmp_path_factory):
-    """The instructor set-up on a fresh copy of the course (its own .instructor/, never this checkout's)."""
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    scratch = tmp_path_factory.mktemp("instructor")
-    root = fresh_copy(scratch / "course")
-    # The copy's own packages come first, so that courselab finds the copy's settings and course.
-    env = {**_fresh_user(scratch), "PYTHONPATH": os.pathsep.join([str(root), os.environ.get("PYTHONPATH", "")]).rstrip(os.pathsep)}
-    with _start_lab("instructor", root, "", env, "jupyterlab-instructor.log") as (base, token):
-        yield {"base": base, "token": token, "root": root}
-
-
-@pytest.fixture
-def page(browser):
-    context = browser.new_context(viewport={"width": 1400, "height": 900})
-    page = context.new_page()
-    yield page
-    context.close()
-
-
-def _open(page, lab, path: str = ""):
-    """Open JupyterLab (a notebook when ``path`` is given) in a workspace of its own."""
-    where = f"/tree/{path}" if path else ""
-    page.goto(f"{lab['base']}/lab/workspaces/w{uuid.uuid4().hex[:8]}{where}?token={lab['token']}")
-    page.wait_for_selector("#jp-main-dock-panel", timeout=60_000)
-    if path:
-        page.wait_for_selector(".jp-NotebookPanel .jp-Cell", timeout=60_000)
-        _wait_idle(page, 120)
-
-
-def _wait_idle(page, timeout_s: float):
-    """Until the notebook's kernel has started and is idle (the status bar says so)."""
-    page.wait_for_function("""() => /\\|\\s*Idle/.test((document.querySelector('#jp-main-statusbar') || {}).textContent || '')""",
-                           timeout=timeout_s * 1000)
 
 
 def _prompts(page) -> list[str]:
@@ -354,7 +220,7 @@ def _saved(lab, name: str):
 
 
 def test_student_setup_shows_no_instructor_tools_or_popups(page, lab):
-    _open(page, lab, f"{UNTOUCHED}/{UNTOUCHED}.ipynb")
+    open_lab(page, lab, f"{UNTOUCHED}/{UNTOUCHED}.ipynb")
     time.sleep(3)  # pop-ups (news, updates) arrive a moment after the page is ready
     page.screenshot(path=str(ARTIFACTS / "01-student-jupyterlab.png"))
     menus = page.locator("#jp-menu-panel .lm-MenuBar-itemLabel").all_inner_texts()
@@ -384,7 +250,7 @@ def test_student_setup_shows_no_instructor_tools_or_popups(page, lab):
 
 
 def test_untouched_lesson_says_what_is_not_done_yet(page, lab):
-    _open(page, lab, f"{UNTOUCHED}/{UNTOUCHED}.ipynb")
+    open_lab(page, lab, f"{UNTOUCHED}/{UNTOUCHED}.ipynb")
     prompts = _run(page, lambda: _menu(page, "Run", "Run All Cells"), RUN_ALL_TIMEOUT_S)
     seen_errors = set()
     path = lab["lessons"] / UNTOUCHED / f"{UNTOUCHED}.ipynb"
@@ -429,7 +295,7 @@ def _save_and_wait(page, lab, name: str, plot_cells: list[int], timeout_s: float
 def test_answered_lesson_runs_to_the_end_shows_and_saves_its_plots(page, lab, name):
     """Run All shows every figure and no error; the notebook saved afterwards holds the figures. Lessons in
     VALIDATED are saved by the Validate button, which must report success; the others by File > Save."""
-    _open(page, lab, f"{name}/{name}.ipynb")
+    open_lab(page, lab, f"{name}/{name}.ipynb")
     start = time.monotonic()
 
     def restart_and_run_all():
@@ -482,7 +348,7 @@ def test_answered_lesson_runs_to_the_end_shows_and_saves_its_plots(page, lab, na
 
 def test_wrong_answer_shows_its_message_and_hint_first(page, lab):
     name = "01_tensors"
-    _open(page, lab, f"{name}/{name}.ipynb")
+    open_lab(page, lab, f"{name}/{name}.ipynb")
     cells = notebooks.read(course.lesson_notebook(name)).cells
     solution = next(i for i, c in enumerate(cells) if notebooks.grading(c).get("grade_id") == "make-grid")
     # Run the cells above (imports), then type the wrong answer over the solution and run it and its check.
@@ -535,7 +401,7 @@ def test_instructor_setup_has_formgrader_on_this_course_and_keeps_solutions_tidy
     source = root / "solutions" / name / f"{name}.ipynb"
     before = source.read_bytes()
     # Open a solution, run it (outputs, kernel metadata), save: what reaches the disk must still be tidy.
-    _open(page, lab, f"solutions/{name}/{name}.ipynb")
+    open_lab(page, lab, f"solutions/{name}/{name}.ipynb")
     _run(page, lambda: _menu(page, "Run", "Run All Cells"), RUN_ALL_TIMEOUT_S)
     saved_at = source.stat().st_mtime_ns
     page.keyboard.press("Control+s")
@@ -620,16 +486,6 @@ def _written_answer(name: str) -> tuple[str, float]:
     return notebooks.grading(cell)["grade_id"], float(notebooks.grading(cell)["points"])
 
 
-def _formgrader_page_shows(page, lab, path: str, text: str, screenshot: str) -> None:
-    """Open one of Formgrader's own pages and wait until it shows ``text`` (it fills its tables by script)."""
-    page.goto(f"{lab['base']}{path}?token={lab['token']}")
-    try:
-        page.wait_for_function("(s) => document.body.innerText.includes(s)", arg=text, timeout=60_000)
-    finally:
-        page.screenshot(path=str(ARTIFACTS / screenshot))
-    assert text in page.inner_text("body")
-
-
 def test_instructor_grades_a_written_answer_in_formgrader_and_the_total_changes(page, instructor_lab):
     """After `grade --gradebook`, Formgrader lists the student's automatic score; the instructor opens the
     submission, gives the written answer points and a comment, and the total moves by those points."""
@@ -657,9 +513,9 @@ def test_instructor_grades_a_written_answer_in_formgrader_and_the_total_changes(
         automatic, full, submission_id = submission.score, submission.max_score, submission.id
     assert automatic == full - points, "the automatic points are all there, the written answer waits"
 
-    _open(page, lab)  # JupyterLab logs the browser in (a cookie), which Formgrader's own requests then carry
+    open_lab(page, lab)  # JupyterLab logs the browser in (a cookie), which Formgrader's own requests then carry
     # 1. Formgrader's list of submissions of the notebook: the automatic score.
-    _formgrader_page_shows(page, lab, f"/formgrader/gradebook/{name}/{name}", f"{automatic:g} / {full:g}",
+    formgrader_page_shows(page, lab, f"/formgrader/gradebook/{name}/{name}", f"{automatic:g} / {full:g}",
                            "07-formgrader-automatic-score.png")
     # 2. The submission: the student's written answer with a score box.
     page.goto(f"{lab['base']}/formgrader/submissions/{submission_id}/?token={lab['token']}")
@@ -687,5 +543,5 @@ def test_instructor_grades_a_written_answer_in_formgrader_and_the_total_changes(
     page.screenshot(path=str(ARTIFACTS / "09-formgrader-written-answer-graded.png"))
     assert total == automatic + points
     # 4. The list again: the total has changed.
-    _formgrader_page_shows(page, lab, f"/formgrader/gradebook/{name}/{name}", f"{total:g} / {full:g}",
+    formgrader_page_shows(page, lab, f"/formgrader/gradebook/{name}/{name}", f"{total:g} / {full:g}",
                            "10-formgrader-total-changed.png")

@@ -1,5 +1,5 @@
 """Student content made inert (autograder/core/inert.py), and Formgrader's second line of defence
-(courselab/formgrader_guard.py): unit tests, no browser. The browser tests of the same pages are in
+(courselab/page_policy.py): unit tests, no browser. The browser tests of the same pages are in
 tests/test_instructor_pages.py."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import pytest
 
 from autograder.classroom.formgrader_copy import inert_copy
 from autograder.core import inert
-from courselab import formgrader_guard
+from courselab import page_policy
 from hostile_html import markdown_payloads, svg_with_script
 from submission_factory import student_copy
 
@@ -124,7 +124,7 @@ def _digest(code: str) -> str:
 
 
 def test_the_policy_allows_the_templates_own_code_only():
-    policy = formgrader_guard.policy(PAGE, "127.0.0.1:8888", "/", student_content=True)
+    policy = page_policy.formgrader_policy(PAGE, "127.0.0.1:8888", "/", student_content=True)
     assert _digest('var base_url = "/";') in policy and _digest("toggle_name(true);") in policy
     assert _digest("alert(1)") not in policy and _digest("alert(2)") not in policy, "the student's part is not trusted"
     assert "'unsafe-inline'" not in policy.split("style-src")[0], "no inline script but the hashed ones"
@@ -132,13 +132,21 @@ def test_the_policy_allows_the_templates_own_code_only():
                       "base-uri 'none'", "frame-ancestors 'self'", "script-src 127.0.0.1:8888/formgrader/static/"):
         assert directive in policy
     # a list page has no student content: its whole text is nbgrader's
-    assert _digest("alert(1)") in formgrader_guard.policy(PAGE, "127.0.0.1:8888", "/", student_content=False)
+    assert _digest("alert(1)") in page_policy.formgrader_policy(PAGE, "127.0.0.1:8888", "/", student_content=False)
 
 
 def test_names_no_person_could_have_are_refused_in_formgraders_urls():
     prefix = "/formgrader/"
-    assert not formgrader_guard.unsafe_names("/formgrader/manage_students/alice.b@x.org/00_setup", prefix)
-    assert formgrader_guard.unsafe_names('/formgrader/manage_students/%22%3E%3Cscript%3E', prefix)
-    assert formgrader_guard.unsafe_names("/formgrader/manage_students/a b", prefix)
+    assert not page_policy.unsafe_names("/formgrader/manage_students/alice.b@x.org/00_setup", prefix)
+    assert page_policy.unsafe_names('/formgrader/manage_students/%22%3E%3Cscript%3E', prefix)
+    assert page_policy.unsafe_names("/formgrader/manage_students/a b", prefix)
     # an odd Host header never reaches the policy as a source
-    assert "evil" not in formgrader_guard.policy(PAGE, "x; script-src *; evil", "/", student_content=True)
+    assert "evil" not in page_policy.formgrader_policy(PAGE, "x; script-src *; evil", "/", student_content=True)
+
+
+def test_jupyterlabs_pages_run_their_own_code_and_fetch_only_from_the_server():
+    page = '<html><head><script src="/static/lab/main.js"></script></head><body><script>/* token */ var x = 1;</script>'
+    policy = page_policy.lab_policy(page, "127.0.0.1:8888")
+    assert _digest("/* token */ var x = 1;") in policy and "'unsafe-inline'" not in policy.split("style-src")[0]
+    assert "img-src 'self' data: blob:" in policy and "connect-src 'self' ws://127.0.0.1:8888 wss://127.0.0.1:8888" in policy
+    assert "object-src 'none'" in policy and "default-src 'self'" in policy

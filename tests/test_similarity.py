@@ -274,7 +274,7 @@ def test_the_report_shows_hostile_answers_as_text(tmp_path):
 
 @pytest.mark.browser
 def test_no_student_script_runs_in_a_browser(tmp_path):
-    from test_browser import CHROMIUM_ARGS, _chromium, browser_missing
+    from browser_lab import CHROMIUM_ARGS, browser_missing, chromium
 
     missing = browser_missing()
     if missing:
@@ -284,7 +284,7 @@ def test_no_student_script_runs_in_a_browser(tmp_path):
     page_path = _hostile_report(tmp_path)
     requests, dialogs = [], []
     with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=_chromium(), args=CHROMIUM_ARGS)
+        browser = p.chromium.launch(executable_path=chromium(), args=CHROMIUM_ARGS)
         try:
             page = browser.new_page()
             page.on("request", lambda r: requests.append(r.url))

@@ -35,7 +35,7 @@ from coursekit import plots
 from plotting_cells import FIGURE_HIDERS, images, plotting_cells
 from submission_factory import student_copy
 from test_browser import ANSWERED as BROWSER_LESSONS
-from test_browser import browser_missing
+from browser_lab import browser_missing
 
 RUN_BY_DEFAULT = ("00_setup",) + (BROWSER_LESSONS if browser_missing() else ())
 ALL = course.assignments()

@@ -20,6 +20,7 @@ points instead:
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -77,7 +78,11 @@ class CourseGrader(NbGraderPreprocessor):
         nbc = nbgrader_course.load(Path.cwd())   # nbgrader's converters work from the course root
         run = command(nbc, assignment, student)
         self.log.info("Grading with the course's grader (the sandbox, verdicts outside it): %s", " ".join(run[1:]))
-        done = subprocess.run(run, cwd=nbc.root, capture_output=True, text=True)
+        # The kernel in the box imports coursekit from this environment's own installation (the box passes no
+        # PYTHONPATH), so the grader that binds it into the box imports everything from there too: not from
+        # PYTHONPATH, nor from the folder it runs in (PYTHONSAFEPATH).
+        env = {**{k: v for k, v in os.environ.items() if k != "PYTHONPATH"}, "PYTHONSAFEPATH": "1"}
+        done = subprocess.run(run, cwd=nbc.root, env=env, capture_output=True, text=True)
         for line in (done.stdout + done.stderr).splitlines():
             if line.strip():
                 self.log.info("%s", line)

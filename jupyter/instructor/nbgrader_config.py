@@ -23,5 +23,7 @@ c.CourseDirectory.course_id = os.environ.get("COURSE_ID", "pytorch-course")
 # handed in after the due date you set in Formgrader ("none" keeps the score; "zero" gives 0).
 c.LateSubmissionPlugin.penalty_method = os.environ.get("COURSE_LATE_PENALTY", "none")
 # Formgrader shows each student's notebook in the instructor's browser, at the server's own origin: markdown a
-# student wrote (a written answer) must not run there. nbconvert's sanitiser strips scripts and handlers.
+# student wrote (a written answer) must not run there. Its manual-grading template ignores this setting (the copy
+# it shows is made inert by the grader instead, autograder/classroom/formgrader_copy.py); nbconvert's other
+# templates, which Formgrader may use, honour it.
 c.HTMLExporter.sanitize_html = True

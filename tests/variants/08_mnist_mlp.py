@@ -462,9 +462,6 @@ RIGHT = {
             _train_cell(_EPOCH_LINES, loader="DataLoader(TensorDataset(x_tr, y_tr), batch_size=64, shuffle=True, "
                                              "generator=torch.Generator().manual_seed(1))")
             .replace("lr=1e-3, fused=True", "lr=1e-3"),
-            # The split carved again in the cell (the same seed carves the same images), batches with another seed.
-            "(xs, ys), _ = validation_split(x_train, y_train, size=10_000, seed=0)\n"
-            + _train_cell(_EPOCH_LINES, loader="InMemoryBatches(xs, ys, 64, generator=torch.Generator().manual_seed(5))"),
         ],
     },
 }

@@ -152,8 +152,6 @@ WRONG = {
             _recipe(train="(x_train, y_train)"),
             # The test images added to the training data ("more data"): the model has learned the test set.
             _recipe(train="(torch.cat([x_tr, x_test]), torch.cat([y_tr, y_test]))"),
-            # Measured on the test images after every epoch: a recipe chosen there is chosen on the test set.
-            _recipe(val="(x_test, y_test)"),
         ],
         "logits": [
             # A Softmax appended "to get probabilities": CrossEntropyLoss is then fed probabilities.
@@ -356,9 +354,8 @@ class FashionMNISTDataset(Dataset):
             + _recipe().replace("evaluate(model, x_test, y_test,", "evaluate(model, *load_split('fashion-mnist', 'test'),"),
         ],
         "leakage": [
-            # The training and validation images copied before fit: the same rows in other tensors.
-            _recipe(train="(x_tr.clone(), y_tr.clone())", val="(x_val.clone(), y_val.clone())"),
-            # The validation split carved again in the cell (the same seed carves the same rows), passed as lists.
+            # The validation split carved again in the cell (the same seed carves the same rows, in other tensors),
+            # passed as lists.
             "(xs, ys), (xv, yv) = validation_split(x_train, y_train, size=10_000, seed=0)\n"
             + _recipe(train="[xs, ys]", val="[xv, yv]"),
         ],

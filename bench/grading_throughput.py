@@ -1,7 +1,11 @@
 """How many submissions a minute the grader gets through: one at a time, ``--jobs 2``, and two Slurm shards.
 
     python bench/grading_throughput.py              # the three runs, on the same submissions
-    python bench/grading_throughput.py --measure    # one complete submission of every assignment: new timings.SECONDS
+    python bench/grading_throughput.py --measure    # one complete submission of every assignment
+
+Both write what they measured into autograder/scale/grading_times.json (the throughput ratios, or the seconds per
+assignment; each part stamped with its date, machine, commit and command), the one file the grader's time
+estimates read, and what they printed into bench/results/grading_throughput.md or grading_times.md.
 
 The submissions: a complete, a blank and a one-mistake notebook of each of four short assignments.
 Each run is a fresh ``python -m autograder`` process (its start counted, as it would be for real);
@@ -17,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import json
 import os
 import re
 import subprocess
@@ -28,7 +33,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
 
+import result_files  # noqa: E402  (bench/result_files.py)
 from autograder.core import course, notebooks  # noqa: E402
+from autograder.scale import timings  # noqa: E402
 from grading_compare import assert_same_class  # noqa: E402
 from local_slurm import LocalSlurm, why_not  # noqa: E402
 from submission_factory import student_copy  # noqa: E402
@@ -36,6 +43,7 @@ from submission_factory import student_copy  # noqa: E402
 # Four assignments, so 12 submissions: with an odd count, two at a time could not beat serial by more than
 # n / ceil(n / 2) (1.8x for 9) even with no overhead at all.
 ASSIGNMENTS = ("00_setup", "01_tensors", "02_autograd", "03_modules")
+STAMP: dict[str, str] = {}   # when, where and how this run measures (result_files.stamp)
 KINDS = ("complete", "blank", "one-mistake")
 
 
@@ -145,6 +153,10 @@ def throughput(assignments: tuple[str, ...], quiet_below: float | None = None) -
                 except AssertionError as error:
                     same[name] = f"NO ({error.args[0].splitlines()[0] if error.args else 'differs'})"
         serial = runs["serial (--jobs 1)"]
+        ratios = {"jobs2_vs_serial": round(serial / runs["--jobs 2"], 2)}
+        if "2 Slurm shards + merge" in runs:
+            ratios["two_slurm_shards_vs_serial"] = round(serial / runs["2 Slurm shards + merge"], 2)
+        write_times("two_at_a_time", ratios)
         print(f"\n{'run':<26}{'wall s':>9}{'subs/min':>10}{'vs serial':>11}")
         for name, seconds in runs.items():
             print(f"{name:<26}{seconds:>9.1f}{count / seconds * 60:>10.1f}{serial / seconds:>10.2f}x")
@@ -171,23 +183,37 @@ def measure() -> None:
               f"(load average {load()})...", flush=True)
         autograder("grade", str(tmp / "subs"), "--out", str(tmp / "out"), "--runner", "cpu", env=env)
         times = seconds_by_submission(tmp / "out" / "grades.csv")
-        print(f"load average at the end: {load()}\nSECONDS: dict[str, float] = {{")
-        for name in course.assignments():
-            print(f'    "{name}": {times[("complete", name)]:.1f},')
-        print("}")
+        seconds = {name: round(times[("complete", name)], 1) for name in course.assignments()}
+        print(f"load average at the end: {load()}")
+        for name, value in seconds.items():
+            print(f"  {name:<22} {value:7.1f} s")
+        write_times("seconds", {"per_assignment": seconds})
+
+
+def write_times(part: str, figures: dict) -> None:
+    """Replace one part of autograder/scale/grading_times.json, stamped; leave the other part as it was."""
+    stored = json.loads(timings.FILE.read_text(encoding="utf-8"))
+    stored[part] = {"measured": STAMP, **figures}
+    timings.FILE.write_text(json.dumps(stored, indent=2) + "\n", encoding="utf-8")
+    print(f"wrote {timings.FILE.relative_to(ROOT)} ({part}); then: python -m autograder.scale.estimate --write, "
+          "python -m autograder list --write")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--measure", action="store_true", help="measure every assignment for autograder/timings.py")
+    parser.add_argument("--measure", action="store_true",
+                        help="grade one complete submission of every assignment: the seconds in grading_times.json")
     parser.add_argument("--assignment", action="append", dest="names", help=f"instead of {', '.join(ASSIGNMENTS)}")
     parser.add_argument("--quiet-below", type=float, metavar="LOAD",
                         help="before each run, wait (up to 15 min) for the 1-minute load average to fall under LOAD")
     args = parser.parse_args()
+    STAMP.update(result_files.stamp())
     if args.measure:
-        measure()
+        with result_files.recorded("grading_times.md", "Grading one complete submission of every assignment"):
+            measure()
     else:
-        throughput(tuple(args.names or ASSIGNMENTS), args.quiet_below)
+        with result_files.recorded("grading_throughput.md", "Grading throughput: one at a time, two at a time"):
+            throughput(tuple(args.names or ASSIGNMENTS), args.quiet_below)
 
 
 if __name__ == "__main__":

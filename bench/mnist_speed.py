@@ -14,7 +14,8 @@ evaluation on the test set after every epoch):
 taking turns epoch by epoch (so that all three meet the same busy and quiet minutes of a shared
 machine); then two speed runs timed to the target accuracy: a first attempt (BatchNorm, dropout, batch
 512, one cycle over 4 epochs) and the course's faster recipe, side by side. Prints seconds per epoch,
-totals, accuracies and the ratios against the canonical loop.
+totals, accuracies and the ratios against the canonical loop, and writes them to bench/results/mnist_speed.md
+(stamped with the date, the machine, the commit and the command).
 
     python bench/mnist_speed.py [--epochs 10] [--seeds 0] [--skip-canonical] [--speed-only] [--threads N]
 """
@@ -33,6 +34,7 @@ from torch.utils.data import DataLoader, TensorDataset
 from coursekit import set_seed
 from coursekit.data import load_split
 from coursekit.mnist import InMemoryBatches, MNISTModel, evaluate, train_one_epoch
+import result_files                  # bench/ (this script's folder): the stamped results file
 from flat_adam import FlatAdam      # bench/ (this script's folder) only: private PyTorch APIs
 from fused_mlp import FusedMLP
 
@@ -138,6 +140,11 @@ def main():
                         help="CPU threads (on a busy 2-core machine, 1 is steadier than 2)")
     args = parser.parse_args()
 
+    with result_files.recorded("mnist_speed.md", "Lesson 08's training loops and speed runs, side by side"):
+        run(args)
+
+
+def run(args):
     train, test = load_split("mnist", "train"), load_split("mnist", "test")
     default_threads = args.threads
     torch.set_num_threads(default_threads)

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import platform
 import subprocess
 import sys
 import tempfile
@@ -30,21 +29,9 @@ sys.path.insert(0, str(ROOT / "tests"))
 
 from autograder.classroom import similarity as sim  # noqa: E402
 from autograder.core import course  # noqa: E402
+import result_files  # noqa: E402  (bench/result_files.py)
 from synthetic_class import PLANTED, build  # noqa: E402
 
-RESULTS = ROOT / "bench" / "results" / "similarity_scale.md"
-
-
-def machine() -> str:
-    model = next((line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines()
-                  if line.startswith("model name")), platform.processor()) if Path("/proc/cpuinfo").exists() \
-        else platform.processor()
-    return f"{platform.system()} {platform.machine()}, {model}, {os.cpu_count()} CPUs, Python {platform.python_version()}"
-
-
-def commit() -> str:
-    found = subprocess.run(["git", "describe", "--always", "--dirty"], cwd=ROOT, capture_output=True, text=True)
-    return found.stdout.strip() or "unknown"
 
 
 def timed_command(submitted: Path, out: Path, names: list[str]) -> float:
@@ -109,9 +96,7 @@ def main() -> int:
     args = parser.parse_args()
     honest = args.students - len(PLANTED)
     load_before = os.getloadavg()
-    report = ["# Similarity report at scale", "",
-              f"- date: {time.strftime('%Y-%m-%d %H:%M %Z')}", f"- machine: {machine()}",
-              f"- commit: {commit()}", f"- command: `python bench/{Path(__file__).name} {' '.join(sys.argv[1:])}`".rstrip(),
+    report = result_files.header("Similarity report at scale", result_files.stamp()) + [
               f"- class: {args.students} students ({honest} honest, {len(PLANTED)} planted copies: "
               + ", ".join(f"{k} = {' + '.join(v)}" for k, v in PLANTED.items()) + ")",
               f"- thresholds: code {sim.CODE.threshold:g} with at least {sim.CODE.min_cells} cells agreeing; "
@@ -145,9 +130,7 @@ def main() -> int:
                 table(course_rows, "written", sim.WRITTEN.threshold)
     report += ["", f"Load average (1, 5, 15 min) before: {' '.join(f'{x:.2f}' for x in load_before)}; after: "
                    f"{' '.join(f'{x:.2f}' for x in os.getloadavg())}.", ""]
-    RESULTS.parent.mkdir(parents=True, exist_ok=True)
-    RESULTS.write_text("\n".join(report), encoding="utf-8")
-    print(f"wrote {RESULTS.relative_to(ROOT)}")
+    result_files.write("similarity_scale.md", report)
     return 0
 
 

@@ -28,6 +28,7 @@ scaler     a GradScaler missing where float16 needs it, or changing what a bfloa
 autocast-device autocast's device_type written in ('cpu', 'cuda') instead of taken from the input
 nesting    one level of a structure handled, not a structure inside a structure (a dict inside a list)
 result-device a result left on the wrong device where the words say where it lives ('on the CPU')
+leakage    held-out data learned from or chosen on (train + test, an epoch or a rate picked by test accuracy)
 ========== ===============================================================================
 
 Nothing here judges an answer: the old ``check_*`` helpers that decided in the kernel are gone, and each
@@ -46,6 +47,7 @@ from typing import Any, Callable, Iterator, Sequence
 from unittest import mock
 
 import torch
+from torch import __future__ as torch_future   # documented: https://pytorch.org/docs/stable/future_mod.html
 from torch import nn
 
 from .checks import CheckFailed, check
@@ -70,6 +72,7 @@ CLASSES = {
     "autocast-device": "autocast's device_type written in instead of taken from the input",
     "nesting": "one level of a structure handled, not a structure inside a structure (a dict inside a list)",
     "result-device": "a result left on the wrong device where the words say where it lives ('on the CPU')",
+    "leakage": "held-out data learned from or chosen on (train + test, an epoch or a rate picked by test accuracy)",
 }
 # What a hidden test of each class calls (tests/test_promises.py checks that the test cells of a row that names a
 # class call one of them). ``hidden.*`` are coursekit.hidden's functions; the others are instruments of this module.
@@ -92,13 +95,14 @@ PROBES = {
     "autocast-device": ("hidden.on_meta", "AutocastSpy"),
     "nesting": ("nested", "state_dict"),
     "result-device": ("FarDevice", "hidden.on_meta"),
+    "leakage": ("held_out_use", "held_out_logits"),
 }
 
 __all__ = ["CLASSES", "PROBES", "MetaModel", "serve_dataset", "refuse_cuda", "DeviceProbe", "LossSpy", "ModeSpy",
            "RecordingSGD", "dim_images", "write_idx", "AutocastSpy", "ScalerSpy", "ClockSpy", "NanLossFrom", "twin",
            "pretend_cuda", "notebook_device_elsewhere", "idx_bytes", "labelled_points", "EvaluationSpy", "cross_terms",
            "ScriptedLoss", "batches_of", "confident_logits", "eval_outputs", "reproducibility", "loader_generator",
-           "NoGradOnly", "MatmulSGD", "precision_probe", "FarDevice", "nested"]
+           "NoGradOnly", "MatmulSGD", "precision_probe", "FarDevice", "nested", "held_out_use", "held_out_logits"]
 
 
 # --- device -----------------------------------------------------------------------------------------
@@ -403,8 +407,8 @@ class FarDevice:
         return value
 
     def __enter__(self) -> "FarDevice":
-        self._swap = torch.__future__.get_swap_module_params_on_conversion()
-        torch.__future__.set_swap_module_params_on_conversion(True)   # model.to(...) keeps its Parameter objects
+        self._swap = torch_future.get_swap_module_params_on_conversion()
+        torch_future.set_swap_module_params_on_conversion(True)   # model.to(...) keeps its Parameter objects
         self._mode = _FarMode()
         self._mode.__enter__()
         self.active = True
@@ -413,7 +417,7 @@ class FarDevice:
     def __exit__(self, *exc) -> None:
         self.active = False
         self._mode.__exit__(*exc)
-        torch.__future__.set_swap_module_params_on_conversion(self._swap)
+        torch_future.set_swap_module_params_on_conversion(self._swap)
 
 
 # --- structures inside structures -----------------------------------------------------------------------------
@@ -427,6 +431,74 @@ def nested(first: Any, second: Any, third: Any, fourth: Any, fifth: Any) -> list
     only (a tuple of tensors, a dict of tensors) meets a container where it expects a tensor; send what it makes of
     them with ``hidden.same``."""
     return [{"input": first, "extra": (second, {"mask": third})}, ([fourth], fifth)]
+
+
+# --- what a model learned from, and what it was chosen on -------------------------------------------------------
+
+def _parts(data, splits: dict) -> frozenset | None:
+    """The names of the splits whose rows, together, are exactly the rows ``data`` (a Fingerprint) describes: the
+    same tensor, or equal fingerprints of the splits added up; None for rows that are no such combination."""
+    if data is None:
+        return None
+    for name, print_ in splits.items():
+        if data.identity is not None and data.identity == print_.identity:
+            return frozenset([name])
+    names = list(splits)
+    for mask in range(1, 2 ** len(names)):
+        chosen = [names[k] for k in range(len(names)) if mask >> k & 1]
+        total = splits[chosen[0]]
+        for name in chosen[1:]:
+            total = total + splits[name]
+        if data.same_rows(total):
+            return frozenset(chosen)
+    return None
+
+
+def held_out_use(run: Any, *, training: tuple, test: tuple, validation: tuple | None = None) -> dict[str, bool]:
+    """What the course's training helpers noted of ``run`` (a model, or a history ``coursekit.mnist.fit`` returned) in
+    their ledger, as facts in plain words, for a hidden test to send with ``hidden.observed``: whether it was trained by
+    them at all, whether test (or validation) rows were among its training data, whether test rows were behind a choice
+    (fit's measurement after every epoch, or an evaluation while training went on), and whether every epoch trained on
+    the training split and nothing else. Each split is ``(x, y)``; rows are recognised by their fingerprints
+    (:class:`coursekit.mnist.Fingerprint`: any order, any copy, ``torch.cat`` of several splits) or by the tensor
+    itself. The ledger lives in the student's process: an observation, best effort::
+
+        hidden.observed("what the model was trained and chosen on", testing.held_out_use(
+            model, training=(x_tr, y_tr), validation=(x_val, y_val), test=(x_test, y_test)))
+    """
+    from . import mnist
+
+    events = mnist.ledger(run) or []
+    named = {"training": training, "validation": validation, "test": test}
+    splits = {name: mnist.fingerprint(*data) for name, data in named.items() if data is not None}
+    trained = [_parts(data, splits) for what, data in events if what == "trained"]
+    last_training = max((k for k, (what, _) in enumerate(events) if what == "trained"), default=-1)
+    chosen = [_parts(data, splits) for k, (what, data) in enumerate(events)
+              if what == "chosen" or (what == "measured" and k < last_training)]
+    among = {name: any(p is not None and name in p for p in trained) for name in ("test", "validation")}
+    facts = {"trained by the course's fit or train_one_epoch": bool(trained),
+             "test rows among its training data": among["test"]}
+    if validation is not None:
+        facts["validation rows among its training data"] = among["validation"]
+    facts["test rows behind a choice (measured after each epoch, or while training went on)"] = \
+        any(p is not None and "test" in p for p in chosen)
+    facts["every epoch trained on the training split alone"] = bool(trained) and all(p == {"training"} for p in trained)
+    return facts
+
+
+def held_out_logits(model: nn.Module, splits: dict[str, tuple], batch_size: int = 2000) -> dict[str, torch.Tensor]:
+    """``model``'s logits (N, classes) for the images of each split (``{name: (x, y)}``), in eval mode without a graph,
+    on the CPU; the model's mode is put back. A model scores about the same on two held-out sets it never saw, and
+    far better on one it trained on: a GRADER rule compares the accuracies (with the reference run's labels)."""
+    was_training = model.training
+    device = next(iter(model.parameters())).device
+    model.eval()
+    try:
+        with torch.no_grad():
+            return {name: torch.cat([model(xb.to(device)).float().cpu() for xb in x.split(batch_size)])
+                    for name, (x, _) in splits.items()}
+    finally:
+        model.train(was_training)
 
 
 # --- logits -----------------------------------------------------------------------------------------

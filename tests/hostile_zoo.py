@@ -324,7 +324,7 @@ def zoo(listener_port: int, canary: str, out_folder: str, neighbour_folder: str)
     script_nb.cells.insert(1, nbformat.v4.new_markdown_cell(
         '<img src="x" onerror="alert(4)"> [a link](javascript:alert(5)) <iframe src="https://example.org"></iframe>'))
     z["scripts-in-feedback"] = (script_nb, Expect(FULL))
-    z["=1+1"] = (student_copy(NAME), Expect(FULL, no_flags=True))
+    z["=1+1"] = (student_copy(NAME), Expect(0.0, ("is not a student id",), "not a student id"))
     # 8. Links instead of notebooks (written by the test: see SYMLINKS).
     # 9. Tricks in the kernel, on answers that are all wrong.
     for student, (code, words) in IN_KERNEL_TRICKS.items():
@@ -338,7 +338,11 @@ def zoo(listener_port: int, canary: str, out_folder: str, neighbour_folder: str)
     z["unstoppable-last-cell"] = (hostile_last(
         "import signal\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\nsignal.signal(signal.SIGALRM, signal.SIG_IGN)\n"
         "while True:\n    pass\n"), Expect(FULL - 2, ("pairwise-distances ignored the grader's interrupt",), "incomplete"))
+    # Folder names no person has as an id (an option, a glob, a hidden file): listed by name, never graded; and
+    # names that look odd but are ids: graded as anyone.
     for name in ("-h", "--force", "[ab]", ".hidden"):
+        z[name] = (student_copy(NAME), Expect(0.0, ("is not a student id", "Rename the folder"), "not a student id"))
+    for name in ("ann.lee@uni.example", "s-2027_007"):
         z[name] = (student_copy(NAME), Expect(FULL, no_flags=True))
     # 11. Names that look like tampering but are not.
     z["innocent-names"] = (student_copy(NAME, insert_before={FIRST: (

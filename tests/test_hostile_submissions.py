@@ -22,6 +22,7 @@ import pytest
 
 from autograder.grading import assignment
 from autograder.core import notebooks
+from autograder.core.settings import NOT_A_STUDENT
 from autograder.scale.grade import grade
 from autograder.grading.sandbox import Limits, unavailable_reason
 from hostile_zoo import ENCODED_LEAKS, ENV_MARK, EXTRA_FILES, NAME, PROC_MARK, SLEEPER_TAG, SYMLINKS, zoo
@@ -158,7 +159,7 @@ def test_hidden_tests_reach_no_page_in_any_encoding(zoo_run):
     results, _, out, *_ = zoo_run
     hidden = [line for line in assignment.load(NAME).hidden_lines(min_length=12)]
     assert hidden
-    for student in results:
+    for student in _with_pages(results):
         page = out / "feedback" / student / f"{NAME}.html"
         raw = page.read_text(encoding="utf-8")
         for reading in _decodings(raw) + _decodings(page_text(out, student)):
@@ -209,6 +210,9 @@ def test_csv_fields_never_start_a_formula(zoo_run):
     with open(out / "grades.csv", encoding="utf-8") as f:
         students = {row["student"] for row in csv.DictReader(f)}
     assert {"'=1+1", "'-h", "'--force", "[ab]", ".hidden"} <= students, "every folder gets a row, whatever its name"
+    with open(out / "grades.csv", encoding="utf-8") as f:
+        refused = {row["student"]: row for row in csv.DictReader(f) if row["status"] == NOT_A_STUDENT}
+    assert set(refused) == {"'=1+1", "'-h", "'--force", "[ab]", ".hidden"}, "and says which are no student id"
 
 
 def test_no_process_is_left_running(zoo_run):
@@ -227,8 +231,16 @@ def test_no_connection_left_the_sandbox(zoo_run):
     assert accepted == [], "a submission reached a listener outside its sandbox"
 
 
+def _with_pages(results) -> list[str]:
+    """The students who get a feedback page: all but the folders whose names are no student id (no page, no row in
+    the gradebook: nobody to give it to)."""
+    return [student for student, r in results.items() if r.status != NOT_A_STUDENT]
+
+
 def test_huge_outputs_are_cut_and_every_student_has_feedback(zoo_run):
     results, _, out, *_ = zoo_run
-    for student in results:
+    for student in _with_pages(results):
         assert (out / "feedback" / student / f"{NAME}.html").is_file(), student
+    for student in set(results) - set(_with_pages(results)):
+        assert not (out / "feedback" / student).exists(), student
     assert (out / "feedback" / "big-output" / f"{NAME}.html").stat().st_size < 5_000_000

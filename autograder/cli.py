@@ -92,7 +92,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("assignment", metavar="NN", help="the assignment, e.g. 02_autograd")
     p.add_argument("grade_id", nargs="?", metavar="GRADE_ID", help="only this graded cell (its answer's or a test cell's id)")
 
-    sub.add_parser("list", help="every assignment with its points (automatic, GPU-only, written)")
+    p = sub.add_parser("list", help="every assignment with its points (automatic, GPU-only, written)")
+    p.add_argument("--write", action="store_true", help="instead, rewrite the README's lessons table (titles, points, times)")
 
     p = sub.add_parser("options", help="regenerate docs/options.md: every command's options and defaults, the limits, "
                                        "the exit codes")
@@ -156,6 +157,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.command in ("show", "list"):
         from .authoring import show
 
+        if args.command == "list" and args.write:
+            print(f"{show.README} " + ("updated" if show.write_readme() else "unchanged"))
+            return 0
         print(show.show(args.assignment, args.grade_id) if args.command == "show" else show.listing(), end="")
         return 0
     if args.command == "options":

@@ -6,7 +6,7 @@
   promises), then the command line on top. A module imports only from its own room and the rooms below,
   function-level imports included; within a room, no import goes round in a circle.
 - What runs in the student's kernel (the guard, coursekit) never imports the grader.
-- docs/architecture.md names every module, and the README's Layout names every room.
+- docs/architecture.md names every module, and its Layout every room, coursekit module and top-level folder.
 """
 
 from __future__ import annotations
@@ -76,7 +76,7 @@ def _room_of(name: str) -> str:
 
 def test_the_rooms_hold_what_they_should():
     found = {room: {p.stem for p in (PACKAGE / room).glob("*.py")} - {"__init__"} for room in ROOMS}
-    assert found == EXPECTED, "a module was added, moved or removed: update EXPECTED, docs/architecture.md and README"
+    assert found == EXPECTED, "a module was added, moved or removed: update EXPECTED and docs/architecture.md"
     assert {p.stem for p in PACKAGE.glob("*.py")} == TOP
     for room in ROOMS:
         assert ast.get_docstring(ast.parse((PACKAGE / room / "__init__.py").read_text(encoding="utf-8"))), room
@@ -128,24 +128,27 @@ def test_architecture_page_names_every_module_and_the_readme_every_room():
     page = (course.ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
     missing = [m for m in modules() if m not in TOP and f"{m.split('.')[-1]}.py" not in page]
     assert not missing, f"docs/architecture.md does not mention {missing}"
-    readme = (course.ROOT / "README.md").read_text(encoding="utf-8")
-    layout = readme[readme.index("## Layout"):]
-    layout = layout[:layout.index("\n## ", 1)]
-    assert all(f"{room}/" in layout for room in ROOMS), "README's Layout must name each room of autograder/"
+    layout = _layout()
+    assert all(f"{room}/" in layout for room in ROOMS), "the Layout of docs/architecture.md must name each room"
 
 
-def test_readme_layout_names_every_helper_module_and_top_level_folder():
-    readme = (course.ROOT / "README.md").read_text(encoding="utf-8")
-    layout = readme[readme.index("## Layout"):]
-    layout = layout[:layout.index("\n## ", 1)]
+def _layout() -> str:
+    """The Layout section of docs/architecture.md (the README points there)."""
+    page = (course.ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
+    layout = page[page.index("## Layout"):]
+    return layout[:layout.index("\n## ", 1)]
+
+
+def test_the_layout_names_every_helper_module_and_top_level_folder():
+    layout = _layout()
     helpers = [p.name for p in (course.ROOT / "coursekit").glob("*.py") if p.name != "__init__.py"]
     folders = ["solutions/", "lessons/", "coursekit/", "autograder/", "courselab/", "jupyter/", "bench/", "tests/", "docs/"]
     missing = [name for name in helpers + folders if name not in layout]
-    assert not missing, f"README's Layout does not mention {missing}: add a line for each"
+    assert not missing, f"the Layout of docs/architecture.md does not mention {missing}: add a line for each"
     # Every folder at the top of the repository that git tracks is in that list (hidden ones aside).
     listed = subprocess.run(["git", "ls-files"], cwd=course.ROOT, capture_output=True, text=True)
     if listed.returncode != 0:
         pytest.skip("not a git checkout: the tracked folders are unknown")
     top = {line.split("/")[0] + "/" for line in listed.stdout.splitlines() if "/" in line and not line.startswith(".")}
     unlisted = sorted(top - set(folders))
-    assert not unlisted, f"top-level folders missing from README's Layout: {unlisted}"
+    assert not unlisted, f"top-level folders missing from the Layout of docs/architecture.md: {unlisted}"

@@ -149,13 +149,20 @@ def test_the_docs_show_the_figures_timings_computes():
 
 # --- merge == serial ------------------------------------------------------------------------------
 
+STUDENTS = ("ann.lee@uni.example", "s-2027_007", "zed")
+NOT_AN_ID = "-h"   # a folder no person has as an id: a row that says so in every shard, never graded
+
+
 def _class(root: Path) -> Path:
-    """Three students, two short assignments: complete, blank, one mistake, and one pair not handed in."""
+    """Three students, two short assignments: complete, blank, one mistake, and one pair not handed in; and a folder
+    whose name is no student id."""
+    first, second, third = STUDENTS
     for name in ASSIGNMENTS:
-        notebooks.write(student_copy(name), root / "=1+1" / name / f"{name}.ipynb")
-        notebooks.write(notebooks.read(course.lesson_notebook(name)), root / "-h" / name / f"{name}.ipynb")
+        notebooks.write(student_copy(name), root / first / name / f"{name}.ipynb")
+        notebooks.write(notebooks.read(course.lesson_notebook(name)), root / second / name / f"{name}.ipynb")
+        notebooks.write(student_copy(name), root / NOT_AN_ID / name / f"{name}.ipynb")
     notebooks.write(student_copy("00_setup", replace={"count-labels": WRONG_COUNT}),
-                    root / ".hidden" / "00_setup" / "00_setup.ipynb")
+                    root / third / "00_setup" / "00_setup.ipynb")
     return root
 
 
@@ -179,13 +186,14 @@ def test_merged_shards_equal_one_serial_grade(graded, tmp_path):
     results, merge_out = quiet(merge, outs, tmp_path / "merged")
     assert_same_class(tmp_path / "merged", root / "serial")
     assert summary_of(merge_out) == summary_of(serial_out)
-    assert [(r.student, r.assignment) for r in results] == [(s, a) for a in ASSIGNMENTS for s in sorted(["=1+1", "-h", ".hidden"])]
+    assert [(r.student, r.assignment) for r in results] == [(s, a) for a in ASSIGNMENTS for s in sorted([*STUDENTS, NOT_AN_ID])]
+    assert {r.status for r in results if r.student == NOT_AN_ID} == {"not a student id"}
     # each shard graded a part, both parts together once each
     records = [shard_results.read(out) for out in outs]
     assert all(r.finished and r.results for r in records)
     assert sorted(k for r in records for k in r.results) == sorted(records[0].plan.tasks)
     for output in shard_outputs:
-        assert re.search(r"^shard \d/2: \d+ of 6 submissions", output, re.M)
+        assert re.search(r"^shard \d/2: \d+ of 8 submissions", output, re.M)
         assert "progress: " in output and "\r" not in output
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from autograder import cli
+from autograder.authoring import show
 from autograder.core import course, notebooks, regions
 
 
@@ -88,3 +89,8 @@ def test_both_are_in_help(capsys):
         cli.main(["--help"])
     text = capsys.readouterr().out
     assert "show" in text and "list" in text and "every assignment with its points" in text
+
+
+def test_the_readmes_lessons_table_is_current():
+    text = show.README.read_text(encoding="utf-8")
+    assert show.lessons_table() in text, "run: python -m autograder list --write"

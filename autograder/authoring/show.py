@@ -262,3 +262,39 @@ def listing() -> str:
     widths = [max(len(r[k]) for r in rows) for k in range(len(rows[0]) - 1)]
     return "".join("  ".join(cell.ljust(w) if k == 0 else cell.rjust(w) for k, (cell, w) in enumerate(zip(r, widths)))
                    + "  " + r[-1] + "\n" for r in rows)
+
+
+# --- the README's lessons table ---------------------------------------------------------------------------------
+
+README = course.ROOT / "README.md"
+LESSONS_BEGIN = "<!-- lessons: begin (python -m autograder list --write) -->"
+LESSONS_END = "<!-- lessons: end -->"
+
+
+def _duration(seconds: float) -> str:
+    return f"{seconds:.0f} s" if seconds < 90 else f"{seconds // 60:.0f} min {seconds % 60:02.0f} s"
+
+
+def lessons_table() -> str:
+    """The README's lessons table: each assignment's title and points (from its solution notebook) and the time to
+    grade one complete submission (autograder/scale/grading_times.json, which a bench writes)."""
+    from ..scale import timings
+
+    lines = [LESSONS_BEGIN, "", "| notebook | what it covers | points | time* |", "|---|---|---|---:|"]
+    for name in course.assignments():
+        nb = notebooks.read(course.solution_notebook(name))
+        title = _title(nb).split(" \u00b7 ", 1)[-1]
+        lines.append(f"| `{name}` | {title} | {points(exercises(nb))} | {_duration(timings.expected(name))} |")
+    lines += ["", f"\\* Grading one complete submission in the sandbox, about as long as running the notebook: measured "
+              f"{timings.MEASURED_ON}, in [`grading_times.json`](autograder/scale/grading_times.json).", "", LESSONS_END]
+    return "\n".join(lines)
+
+
+def write_readme() -> bool:
+    """Put the current lessons table into README.md; whether it changed."""
+    text = README.read_text(encoding="utf-8")
+    start, end = text.index(LESSONS_BEGIN), text.index(LESSONS_END) + len(LESSONS_END)
+    updated = text[:start] + lessons_table() + text[end:]
+    if updated != text:
+        README.write_text(updated, encoding="utf-8")
+    return updated != text

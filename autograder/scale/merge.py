@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import shard_results
+from ..core.settings import NOT_A_STUDENT
 from ..grading.results import SubmissionResult, sandbox_note, summarize, write_csvs
 from .shard_results import ShardRecord
 
@@ -129,6 +130,8 @@ def merge(folders: list[Path], out: Path, wait_s: float = 0.0) -> list[Submissio
     plan = next(iter(records.values())).plan
     results = [records[owner].results[task] for task, owner in zip(plan.tasks, plan.owners)]
     for result, owner in zip(results, plan.owners):
+        if result.status == NOT_A_STUDENT:
+            continue   # listed by name, never graded: no page
         page = Path("feedback") / result.student / f"{result.assignment}.html"
         target = out / page
         target.parent.mkdir(parents=True, exist_ok=True)

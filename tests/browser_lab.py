@@ -99,13 +99,18 @@ def start_lab(role: str, root: Path, options: str, env: dict[str, str], log_name
     try:
         yield base, token
     finally:
-        os.killpg(server.pid, signal.SIGTERM)  # the process group this test started: make, the server
-        try:
-            server.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            os.killpg(server.pid, signal.SIGKILL)
-            server.wait()
+        stop(server)
         log.close()
+
+
+def stop(server: subprocess.Popen) -> None:
+    """End the process group a test started (make, the server, its kernels): politely, then for good."""
+    os.killpg(server.pid, signal.SIGTERM)
+    try:
+        server.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        os.killpg(server.pid, signal.SIGKILL)
+        server.wait()
 
 
 def open_lab(page, lab, path: str = ""):

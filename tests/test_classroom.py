@@ -11,6 +11,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import os
 import subprocess
@@ -388,12 +389,30 @@ def odd_class(folder: Path) -> dict[str, str]:
             "clock": "a timestamp.txt that is not a time", "renamer": "a cell id the format forbids"}
 
 
+@contextlib.contextmanager
+def nbgrader_api(course_root: Path):
+    """nbgrader's own API, as Formgrader's pages call it, on the course in ``course_root`` (read from there, as
+    nbgrader's commands read it)."""
+    from nbgrader.apps.api import NbGraderAPI
+    from nbgrader.apps.baseapp import NbGrader
+    from nbgrader.auth import Authenticator
+    from nbgrader.coursedir import CourseDirectory
+
+    here = os.getcwd()
+    os.chdir(course_root)
+    try:
+        app = NbGrader()
+        app.initialize([])
+        yield NbGraderAPI(CourseDirectory(parent=app), Authenticator(parent=app), parent=app)
+    finally:
+        os.chdir(here)
+
+
 @pytest.mark.slow
 def test_one_students_odd_notebook_costs_the_class_nothing(tmp_path):
     """Each oddity is repaired at intake and flagged; every student is graded and recorded; nbgrader's own API (what
     Formgrader's pages call) answers for the class; the paster's feedback page shows the pasted image."""
     from nbgrader.api import Gradebook
-    from nbgrader.apps.api import NbGraderAPI
 
     instructor = _instructor(tmp_path / "instructor", tmp_path / "exchange")
     odd_class(instructor / "submitted")
@@ -420,16 +439,7 @@ def test_one_students_odd_notebook_costs_the_class_nothing(tmp_path):
         assert sorted(s.id for s in gb.students) == sorted(rows)
         assert gb.find_submission(LESSON, "clock").timestamp is not None
     # nbgrader's API, as Formgrader's pages call it, answers for every student.
-    from nbgrader.apps.baseapp import NbGrader
-    from nbgrader.auth import Authenticator
-    from nbgrader.coursedir import CourseDirectory
-
-    here = os.getcwd()
-    os.chdir(instructor)
-    try:
-        app = NbGrader()
-        app.initialize([])
-        api = NbGraderAPI(CourseDirectory(parent=app), Authenticator(parent=app), parent=app)
+    with nbgrader_api(instructor) as api:
         listed = api.get_submissions(LESSON)
         assert sorted(s["student"] for s in listed) == sorted(rows) and all(s["autograded"] for s in listed)
         for student in rows:
@@ -437,8 +447,6 @@ def test_one_students_odd_notebook_costs_the_class_nothing(tmp_path):
             assert api.get_student_submissions(student)
         assert len(api.get_notebook_submissions(LESSON, LESSON)) == len(rows)
         assert api.get_student_notebook_submissions("renamer", LESSON)
-    finally:
-        os.chdir(here)
 
 
 def test_collect_takes_only_names_a_person_could_have_written_and_everyone_else(tmp_path):

@@ -154,26 +154,16 @@ def test_a_mutated_notebook_is_taken_in_or_refused_and_every_page_of_it_is_inert
 
 
 def _api_answers(course_root: Path) -> list[dict]:
-    """nbgrader's API, as Formgrader's pages call it, for the course in ``course_root``."""
-    from nbgrader.apps.api import NbGraderAPI
-    from nbgrader.apps.baseapp import NbGrader
-    from nbgrader.auth import Authenticator
-    from nbgrader.coursedir import CourseDirectory
+    """nbgrader's API, as Formgrader's pages call it, for every student of the course in ``course_root``."""
+    from test_classroom import nbgrader_api
 
-    here = os.getcwd()
-    os.chdir(course_root)
-    try:
-        app = NbGrader()
-        app.initialize([])
-        api = NbGraderAPI(CourseDirectory(parent=app), Authenticator(parent=app), parent=app)
+    with nbgrader_api(course_root) as api:
         listed = api.get_submissions(LESSON)
         for row in listed:
             api.get_submission(LESSON, row["student"])
             api.get_student_submissions(row["student"])
         api.get_notebook_submissions(LESSON, LESSON)
         return listed
-    finally:
-        os.chdir(here)
 
 
 @pytest.mark.slow

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import os
 import re
-import signal
 import socket
 import subprocess
 import sys
@@ -36,6 +35,7 @@ from pathlib import Path
 import pytest
 
 from autograder.core import course
+from browser_lab import stop
 from fresh_copy import fresh_copy
 
 README = course.ROOT / "README.md"
@@ -126,10 +126,5 @@ def test_plain_commands_start_the_student_jupyterlab_from_a_fresh_copy(tmp_path)
         assert _get(f"{base}/formgrader?token={token}")[0] == 404, "Formgrader is served to students"
         assert marker.name in listing, "JupyterLab serves another lessons/ than the fresh copy's"
     finally:
-        os.killpg(server.pid, signal.SIGTERM)  # the server this test started, and its kernels' group
-        try:
-            server.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            os.killpg(server.pid, signal.SIGKILL)
-            server.wait()
+        stop(server)   # the server this test started, and its kernels' group
         log.close()

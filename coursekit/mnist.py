@@ -2,16 +2,24 @@
 
 Students write their own versions of these in lesson 08; the exercises then import these so that
 each exercise is about its own question, not about retyping the loop.
+
+The helpers that train and measure a model (``fit``, ``train_one_epoch``, ``evaluate``) also note in a ledger which
+data each model was trained on and measured on (a content fingerprint of the rows, and the tensor's identity where
+they are given one tensor): hidden tests read it through :func:`coursekit.testing.held_out_use` to tell a model that
+learned from test data, or was chosen on it, from one that did not. The ledger holds fingerprints only, never data.
 """
 
 from __future__ import annotations
 
+import weakref
+from dataclasses import dataclass
 from typing import Iterator
 
 import torch
 from torch import nn
 
-__all__ = ["MNISTModel", "InMemoryBatches", "train_one_epoch", "evaluate", "fit"]
+__all__ = ["MNISTModel", "InMemoryBatches", "validation_split", "train_one_epoch", "evaluate", "fit", "Fingerprint",
+           "fingerprint", "ledger"]
 
 
 class MNISTModel(nn.Module):
@@ -32,6 +40,24 @@ class MNISTModel(nn.Module):
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         return self.net(x.flatten(1))  # (B, 784) -> (B, 10)
+
+
+def validation_split(x: torch.Tensor, y: torch.Tensor, size: int = 10_000, seed: int = 0
+                     ) -> tuple[tuple[torch.Tensor, torch.Tensor], tuple[torch.Tensor, torch.Tensor]]:
+    """Carve a validation set of ``size`` rows, drawn at random with ``seed``, out of a training set (x (N, ...), y (N,)).
+
+    Returns ``((x_train, y_train), (x_val, y_val))``: every row lands in exactly one part, each part keeps the rows in
+    the order of the file, and the same seed always carves the same rows. Train on the first part, choose (epochs,
+    learning rates, architectures) on the second, and keep the test set for one measurement at the very end.
+    """
+    if x.shape[0] != y.shape[0]:
+        raise ValueError(f"x has {x.shape[0]} rows but y has {y.shape[0]}: they must match")
+    if not 0 < size < x.shape[0]:
+        raise ValueError(f"a validation set of {size} rows cannot be carved out of {x.shape[0]}: "
+                         f"choose a size between 1 and {x.shape[0] - 1}")
+    order = torch.randperm(x.shape[0], generator=torch.Generator().manual_seed(seed)).to(x.device)   # (N,)
+    held, kept = order[:size].sort().values, order[size:].sort().values
+    return (x[kept], y[kept]), (x[held], y[held])
 
 
 class InMemoryBatches:
@@ -68,14 +94,142 @@ class InMemoryBatches:
             yield self.x.index_select(0, rows), self.y.index_select(0, rows)
 
 
+# --- the ledger: which data each model was trained and measured on ----------------------------------------------
+
+@dataclass(frozen=True)
+class Fingerprint:
+    """What a set of rows (x, y) looks like, without the rows: their number, the sums over the rows of four fixed
+    random projections of each x and two of each y, and the sum of those projections' sizes (for the tolerance). Sums
+    add up, so the rows of two sets together (``torch.cat``, in any order) have the sum of their fingerprints.
+    ``identity`` names the tensor x itself (its memory, offset and shape) where one tensor held all the rows."""
+
+    rows: int
+    sums: tuple[float, ...]
+    size: float
+    identity: tuple | None = None
+
+    def __add__(self, other: "Fingerprint") -> "Fingerprint":
+        return Fingerprint(self.rows + other.rows, tuple(a + b for a, b in zip(self.sums, other.sums)),
+                           self.size + other.size)
+
+    def same_rows(self, other: "Fingerprint") -> bool:
+        """Whether both are the same rows, in any order (the same tensor, or equal fingerprints within rounding)."""
+        if self.identity is not None and self.identity == other.identity:
+            return True
+        tolerance = 1e-5 * (self.size + other.size) + 1e-6
+        return self.rows == other.rows and all(abs(a - b) <= tolerance for a, b in zip(self.sums, other.sums))
+
+
+_PROJECTIONS: dict[tuple[int, int, str], torch.Tensor] = {}
+
+
+def _projection(width: int, count: int, device: torch.device) -> torch.Tensor:
+    """(width, count) float32 numbers fixed by ``width`` alone: every run projects rows of a width the same way."""
+    key = (width, count, str(device))
+    if key not in _PROJECTIONS:
+        numbers = torch.randn(width, count, generator=torch.Generator().manual_seed(7919 * width + count))
+        _PROJECTIONS[key] = numbers.to(device)
+    return _PROJECTIONS[key]
+
+
+def _sums(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor | None:
+    """(7,) float64 on x's device: the 6 projection sums of a batch and their size; None where x holds no numbers."""
+    if x.device.type == "meta" or y.device.type == "meta":
+        return None
+    flat_x = x.reshape(x.shape[0], -1).to(torch.float32)               # (B, features)
+    flat_y = y.reshape(y.shape[0], -1).to(device=x.device, dtype=torch.float32)   # (B, 1) for labels
+    projected = torch.cat([flat_x @ _projection(flat_x.shape[1], 4, x.device),
+                           flat_y @ _projection(flat_y.shape[1], 2, x.device)], dim=1).double()   # (B, 6)
+    return torch.cat([projected.sum(dim=0), projected.abs().sum().reshape(1)])
+
+
+def _identity(x: torch.Tensor) -> tuple | None:
+    if x.device.type == "meta":
+        return None
+    return (x.device.type, x.untyped_storage().data_ptr(), x.storage_offset(), tuple(x.shape), tuple(x.stride()))
+
+
+def fingerprint(x: torch.Tensor, y: torch.Tensor) -> Fingerprint | None:
+    """The fingerprint of the rows (x (N, ...), y (N, ...)); None for tensors without numbers (the meta device)."""
+    total = _sums(x, y)
+    if total is None:
+        return None
+    values = total.tolist()
+    return Fingerprint(int(x.shape[0]), tuple(values[:6]), values[6], _identity(x))
+
+
+class _Rows:
+    """The fingerprint of the rows a loop went through, added up batch by batch on the batches' device (no wait for
+    the device at each step); read once, at the end."""
+
+    def __init__(self):
+        self.rows, self.total, self.blind = 0, None, False
+
+    def add(self, x: torch.Tensor, y: torch.Tensor) -> None:
+        sums = _sums(x, y)
+        if sums is None:
+            self.blind = True
+            return
+        self.rows += int(x.shape[0])
+        self.total = sums if self.total is None else self.total + sums.to(self.total.device)
+
+    def fingerprint(self, identity: tuple | None = None) -> Fingerprint | None:
+        if self.blind:
+            return None
+        values = self.total.tolist() if self.total is not None else [0.0] * 7
+        return Fingerprint(self.rows, tuple(values[:6]), values[6], identity)
+
+
+_BY_MODEL: "weakref.WeakKeyDictionary[nn.Module, list[tuple[str, Fingerprint | None]]]" = weakref.WeakKeyDictionary()
+_BY_RUN: dict[int, tuple[dict, list[tuple[str, Fingerprint | None]]]] = {}   # id(history) -> (history, its events)
+_RUNS_KEPT = 1000
+
+
+def _note(model: nn.Module, what: str, data: Fingerprint | None, run: list | None = None) -> None:
+    """Note that ``model`` was ``what`` on ``data``: "trained" (one epoch), "chosen" (fit's measurement after an epoch,
+    which the history records for choices made later) or "measured" (an evaluation); in fit's ``run`` too, when given."""
+    try:
+        _BY_MODEL.setdefault(model, []).append((what, data))
+    except TypeError:   # an object that cannot be weakly referenced is not followed
+        pass
+    if run is not None:
+        run.append((what, data))
+
+
+def ledger(of: "nn.Module | dict") -> list[tuple[str, Fingerprint | None]] | None:
+    """The events noted for a model, or for the history ``fit`` returned (matched by identity, or by equal figures):
+    ``("trained", fingerprint)`` for each epoch of training, ``("chosen", fingerprint)`` for fit's measurement after
+    each epoch, ``("measured", fingerprint)`` for each other evaluation, in order. None when the course's helpers never trained or measured it."""
+    if isinstance(of, nn.Module):
+        events = _BY_MODEL.get(of)
+        return list(events) if events is not None else None
+    if isinstance(of, dict):
+        if id(of) in _BY_RUN and _BY_RUN[id(of)][0] is of:
+            return list(_BY_RUN[id(of)][1])
+        for history, events in reversed(list(_BY_RUN.values())):   # a copy of a history: the same figures
+            if history == of:
+                return list(events)
+    return None
+
+
+# --- training and evaluation -------------------------------------------------------------------------------------
+
 def train_one_epoch(model: nn.Module, batches, optimizer: torch.optim.Optimizer, loss_fn: nn.Module,
                     device: torch.device, scheduler=None) -> tuple[float, float]:
     """One pass over ``batches``; returns (mean loss, accuracy) over the samples seen."""
+    result, rows = _train_one_epoch(model, batches, optimizer, loss_fn, device, scheduler)
+    identity = _identity(batches.x) if isinstance(batches, InMemoryBatches) and not batches.drop_last else None
+    _note(model, "trained", rows.fingerprint(identity))
+    return result
+
+
+def _train_one_epoch(model, batches, optimizer, loss_fn, device, scheduler) -> tuple[tuple[float, float], _Rows]:
     model.train()
     total_loss = torch.zeros((), device=device)  # summed on the device: no sync per step
     correct = torch.zeros((), dtype=torch.long, device=device)
-    seen = 0
+    seen, rows = 0, _Rows()
     for x, y in batches:
+        rows.add(x, y)
         x, y = x.to(device, non_blocking=True), y.to(device, non_blocking=True)
         optimizer.zero_grad(set_to_none=True)
         logits = model(x)  # (B, 10)
@@ -87,13 +241,18 @@ def train_one_epoch(model: nn.Module, batches, optimizer: torch.optim.Optimizer,
         total_loss += loss.detach() * y.shape[0]
         correct += (logits.argmax(dim=1) == y).sum()
         seen += y.shape[0]
-    return total_loss.item() / seen, correct.item() / seen
+    return (total_loss.item() / seen, correct.item() / seen), rows
 
 
 @torch.no_grad()
 def evaluate(model: nn.Module, x: torch.Tensor, y: torch.Tensor, loss_fn: nn.Module, device: torch.device,
              batch_size: int = 10_000) -> tuple[float, float]:
     """(mean loss, accuracy) of ``model`` on (x, y), in eval mode and without building a graph."""
+    _note(model, "measured", fingerprint(x, y))
+    return _evaluate(model, x, y, loss_fn, device, batch_size)
+
+
+def _evaluate(model, x, y, loss_fn, device, batch_size) -> tuple[float, float]:
     model.eval()
     total_loss, correct = 0.0, 0
     for start in range(0, x.shape[0], batch_size):
@@ -105,10 +264,12 @@ def evaluate(model: nn.Module, x: torch.Tensor, y: torch.Tensor, loss_fn: nn.Mod
     return total_loss / x.shape[0], correct / x.shape[0]
 
 
-def fit(model: nn.Module, train: tuple[torch.Tensor, torch.Tensor], test: tuple[torch.Tensor, torch.Tensor], *,
+def fit(model: nn.Module, train: tuple[torch.Tensor, torch.Tensor], val: tuple[torch.Tensor, torch.Tensor], *,
         epochs: int, optimizer: torch.optim.Optimizer, device: torch.device, batch_size: int = 64,
         seed: int = 0, scheduler=None, scheduler_per: str = "epoch", progress: bool = True) -> dict[str, list[float]]:
-    """Train with :class:`InMemoryBatches` and evaluate after every epoch; returns the history.
+    """Train on ``train`` with :class:`InMemoryBatches` and measure on the validation data ``val`` after every epoch;
+    returns the history: ``train_loss`` and ``train_acc`` (means over each epoch's batches, with dropout on, while the
+    weights still move), ``val_loss`` and ``val_acc`` (the model at the end of each epoch, in eval mode).
 
     ``scheduler_per`` is "epoch" (step after each epoch) or "batch" (step after each optimizer step).
     """
@@ -116,13 +277,20 @@ def fit(model: nn.Module, train: tuple[torch.Tensor, torch.Tensor], test: tuple[
 
     loss_fn = nn.CrossEntropyLoss()
     batches = InMemoryBatches(*train, batch_size=batch_size, generator=torch.Generator().manual_seed(seed))
-    history: dict[str, list[float]] = {"train_loss": [], "train_acc": [], "test_loss": [], "test_acc": []}
+    history: dict[str, list[float]] = {"train_loss": [], "train_acc": [], "val_loss": [], "val_acc": []}
+    run: list[tuple[str, Fingerprint | None]] = []
+    measured = fingerprint(*val)
     for _ in tqdm(range(epochs), desc="epochs", disable=not progress):
-        tr_loss, tr_acc = train_one_epoch(model, batches, optimizer, loss_fn, device,
-                                          scheduler if scheduler_per == "batch" else None)
+        (tr_loss, tr_acc), rows = _train_one_epoch(model, batches, optimizer, loss_fn, device,
+                                                   scheduler if scheduler_per == "batch" else None)
+        _note(model, "trained", rows.fingerprint(_identity(train[0])), run)
         if scheduler is not None and scheduler_per == "epoch":
             scheduler.step()
-        te_loss, te_acc = evaluate(model, *test, loss_fn, device)
-        for key, value in zip(history, (tr_loss, tr_acc, te_loss, te_acc)):
+        _note(model, "chosen", measured, run)
+        va_loss, va_acc = _evaluate(model, *val, loss_fn, device, 10_000)
+        for key, value in zip(history, (tr_loss, tr_acc, va_loss, va_acc)):
             history[key].append(value)
+    _BY_RUN[id(history)] = (history, run)
+    while len(_BY_RUN) > _RUNS_KEPT:
+        del _BY_RUN[next(iter(_BY_RUN))]
     return history

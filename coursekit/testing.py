@@ -95,7 +95,7 @@ PROBES = {
     "autocast-device": ("hidden.on_meta", "AutocastSpy"),
     "nesting": ("nested", "state_dict"),
     "result-device": ("FarDevice", "hidden.on_meta"),
-    "leakage": ("held_out_use", "held_out_logits"),
+    "leakage": ("held_out_use", "held_out_logits", "hidden.same", "hidden.check"),
 }
 
 __all__ = ["CLASSES", "PROBES", "MetaModel", "serve_dataset", "refuse_cuda", "DeviceProbe", "LossSpy", "ModeSpy",

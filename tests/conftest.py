@@ -88,7 +88,7 @@ _SPREAD_BY_LESSON = {"test_grading", "test_variants"}
 # Seconds the slow modules took on this 2-core machine (`make test --durations`, two workers, 2026-12-03);
 # the ones not named here take a few seconds. Only the order of the groups depends on them.
 _MODULE_SECONDS = {"test_hostile_submissions": 250, "test_browser": 200, "test_shards": 95, "test_slurm": 60,
-                   "test_grading_isolation": 55, "test_classroom": 75, "test_instructor_pages": 180, "test_release": 45, "test_plain_commands": 15}
+                   "test_grading_isolation": 55, "test_classroom": 75, "test_instructor_pages": 180, "test_demos": 40, "test_release": 45, "test_plain_commands": 15}
 
 
 def _module_and_lesson(nodeid: str) -> tuple[str, str | None]:

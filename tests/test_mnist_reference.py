@@ -1,11 +1,15 @@
-"""coursekit.mnist: the in-memory batches every fast loop of the course uses."""
+"""coursekit.mnist: the in-memory batches every fast loop of the course uses, the validation split, and the ledger of
+what each model was trained and chosen on (read by coursekit.testing.held_out_use)."""
 
 from __future__ import annotations
 
 import pytest
 import torch
+from torch import nn
 
-from coursekit.mnist import InMemoryBatches
+from coursekit import testing
+from coursekit.mnist import (InMemoryBatches, MNISTModel, evaluate, fingerprint, fit, ledger, train_one_epoch,
+                             validation_split)
 
 
 def _data(n=1000):
@@ -43,3 +47,120 @@ def test_drop_last_and_mismatched_lengths():
     assert [len(yb) for _, yb in InMemoryBatches(x, y, 64, drop_last=True)] == [64, 64]
     with pytest.raises(ValueError, match="must match"):
         InMemoryBatches(x, y[:-1], 64)
+
+
+# --- the validation split ----------------------------------------------------------------------------------------
+
+def test_validation_split_carves_disjoint_seeded_parts_in_file_order():
+    x, y = _data(500)
+    (x_tr, y_tr), (x_val, y_val) = validation_split(x, y, size=100, seed=3)
+    assert x_tr.shape == (400, 3) and x_val.shape == (100, 3)
+    assert torch.equal(torch.cat([y_tr, y_val]).sort().values, y)           # every row once
+    assert torch.equal(y_tr, y_tr.sort().values) and torch.equal(y_val, y_val.sort().values)   # the file's order
+    assert all(torch.equal(xs[:, 0].long(), ys) for xs, ys in ((x_tr, y_tr), (x_val, y_val)))   # rows keep their labels
+    again = validation_split(x, y, size=100, seed=3)[1][1]
+    other = validation_split(x, y, size=100, seed=4)[1][1]
+    assert torch.equal(again, y_val) and not torch.equal(other, y_val)
+    assert not torch.equal(y_val, torch.arange(400, 500))                   # drawn at random, not the last rows
+
+
+@pytest.mark.parametrize("size", [0, 500, -1])
+def test_validation_split_refuses_sizes_that_leave_no_rows(size):
+    x, y = _data(500)
+    with pytest.raises(ValueError, match="cannot be carved"):
+        validation_split(x, y, size=size)
+    with pytest.raises(ValueError, match="must match"):
+        validation_split(x, y[:-1], size=10)
+
+
+# --- the ledger: what a model was trained and chosen on ----------------------------------------------------------
+
+def _splits(n=300):
+    g = torch.Generator().manual_seed(5)
+    x, y = torch.rand(n, 784, generator=g), torch.randint(0, 10, (n,), generator=g)
+    (x_tr, y_tr), (x_val, y_val) = validation_split(x, y, size=n // 3)
+    x_te, y_te = torch.rand(n // 3, 784, generator=g), torch.randint(0, 10, (n // 3,), generator=g)
+    return (x_tr, y_tr), (x_val, y_val), (x_te, y_te)
+
+
+def _use(run, training, validation, test):
+    return testing.held_out_use(run, training=training, validation=validation, test=test)
+
+
+CLEAN = {"trained by the course's fit or train_one_epoch": True, "test rows among its training data": False,
+         "validation rows among its training data": False,
+         "test rows behind a choice (measured after each epoch, or while training went on)": False,
+         "every epoch trained on the training split alone": True}
+
+
+def _fit(train, val, epochs=2):
+    torch.manual_seed(0)
+    model = MNISTModel(hidden=(16, 8))
+    history = fit(model, train, val, epochs=epochs, optimizer=torch.optim.SGD(model.parameters(), lr=0.1),
+                  device=torch.device("cpu"), batch_size=64, progress=False)
+    return model, history
+
+
+def test_fit_measures_the_validation_data_and_its_ledger_says_so():
+    train, val, test = _splits()
+    model, history = _fit(train, val)
+    assert set(history) == {"train_loss", "train_acc", "val_loss", "val_acc"}
+    assert history["val_acc"][-1] == evaluate(model, *val, nn.CrossEntropyLoss(), torch.device("cpu"))[1]
+    assert _use(history, train, val, test) == CLEAN
+    assert _use(dict(history), train, val, test) == CLEAN                  # a copy of the history: the same figures
+    assert _use(model, train, val, test) == CLEAN                          # the model itself, fit and evaluate noted
+
+
+def test_the_ledger_sees_test_rows_trained_on_in_any_order_and_test_data_chosen_on():
+    train, val, test = _splits()
+    mixed = torch.cat([train[0], test[0]]), torch.cat([train[1], test[1]])
+    order = torch.randperm(len(mixed[1]), generator=torch.Generator().manual_seed(1))
+    _, history = _fit((mixed[0][order], mixed[1][order]), val)
+    assert _use(history, train, val, test) == {**CLEAN, "test rows among its training data": True,
+                                               "every epoch trained on the training split alone": False}
+    full = torch.cat([train[0], val[0]]), torch.cat([train[1], val[1]])
+    _, history = _fit(full, val)
+    assert _use(history, train, val, test)["validation rows among its training data"]
+    _, history = _fit(train, test)
+    assert _use(history, train, val, test) == {
+        **CLEAN, "test rows behind a choice (measured after each epoch, or while training went on)": True}
+
+
+def test_train_one_epoch_and_evaluate_note_what_they_did_in_order():
+    train, val, test = _splits()
+    torch.manual_seed(0)
+    model = MNISTModel(hidden=(16, 8))
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    loss_fn, cpu = nn.CrossEntropyLoss(), torch.device("cpu")
+    train_one_epoch(model, InMemoryBatches(*train, 50, generator=torch.Generator().manual_seed(0)), opt, loss_fn, cpu)
+    evaluate(model, *test, loss_fn, cpu)                                       # the test data, then more training
+    train_one_epoch(model, [(train[0][:120], train[1][:120]), (train[0][120:], train[1][120:])], opt, loss_fn, cpu)
+    assert [what for what, _ in ledger(model)] == ["trained", "measured", "trained"]
+    assert _use(model, train, val, test) == {
+        **CLEAN, "test rows behind a choice (measured after each epoch, or while training went on)": True}
+    untouched = MNISTModel(hidden=(16, 8))
+    assert ledger(untouched) is None
+    assert _use(untouched, train, val, test)["trained by the course's fit or train_one_epoch"] is False
+
+
+def test_fingerprints_add_up_and_tell_other_rows_apart():
+    train, val, test = _splits()
+    whole = fingerprint(torch.cat([val[0], train[0]]), torch.cat([val[1], train[1]]))
+    assert whole.same_rows(fingerprint(*train) + fingerprint(*val))
+    assert not whole.same_rows(fingerprint(*train))
+    assert not fingerprint(train[0][1:], train[1][1:]).same_rows(fingerprint(*train))   # one row fewer
+    changed = train[0].clone()
+    changed[7, 100] += 0.5
+    assert not fingerprint(changed, train[1]).same_rows(fingerprint(*train))           # one pixel changed
+    assert fingerprint(torch.empty(3, 784, device="meta"), torch.empty(3, device="meta")) is None
+
+
+def test_held_out_logits_are_the_models_eval_outputs_and_keep_its_mode():
+    train, val, _ = _splits()
+    torch.manual_seed(0)
+    model = MNISTModel(hidden=(16, 8)).train()
+    got = testing.held_out_logits(model, {"training": train, "validation": val}, batch_size=64)
+    assert model.training
+    with torch.no_grad():
+        assert torch.equal(got["validation"], model.eval()(val[0]))
+    assert got["training"].shape == (len(train[1]), 10)

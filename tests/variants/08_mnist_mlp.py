@@ -88,15 +88,24 @@ def _evaluate_with(*edits: tuple[str, str]) -> str:
     return source
 
 
-def _train_cell(epoch: str, record: str = "    for key, value in zip(history, (train_loss, train_acc, test_loss, test_acc)):\n"
-                                              "        history[key].append(value)\n") -> str:
-    """The training cell as the solution writes it (10 epochs on fast_loader, Adam 1e-3, fused), with ``epoch``: the lines that
-    set train_loss, train_acc, test_loss and test_acc (indented by 4), and ``record``: the lines that append them."""
-    return ("set_seed(0)\nhistory = {'train_loss': [], 'train_acc': [], 'test_loss': [], 'test_acc': []}\n"
+def _train_cell(epoch: str, record: str = "    for key, value in zip(history, (train_loss, train_acc, val_loss, val_acc)):\n"
+                                              "        history[key].append(value)\n",
+                loader: str = "fast_loader", after: str = "") -> str:
+    """The training cell as the solution writes it (10 epochs on fast_loader, Adam 1e-3, fused; the test set measured once
+    at the end), with ``epoch``: the lines that set train_loss, train_acc, val_loss and val_acc (indented by 4), ``record``:
+    the lines that append them, ``loader``: the training batches, and ``after``: lines run after the last epoch."""
+    return ("set_seed(0)\nhistory = {'train_loss': [], 'train_acc': [], 'val_loss': [], 'val_acc': []}\n"
             "model = MNISTModel().to(device)\noptimizer = torch.optim.Adam(model.parameters(), lr=1e-3, fused=True)\n"
             "loss_fn = nn.CrossEntropyLoss()\n"
-            "for epoch in tqdm(range(10), desc='epochs'):\n" + epoch + record
-            + "torch.save(model.state_dict(), 'mnist_mlp.pt')\n")
+            + ("" if loader == "fast_loader" else f"batches = {loader}\n")
+            + "for epoch in tqdm(range(10), desc='epochs'):\n"
+            + (epoch if loader == "fast_loader" else epoch.replace("fast_loader", "batches")) + record + after
+            + "test_loss, test_acc = evaluate(model, test_batches, loss_fn, device)\n"
+            "torch.save(model.state_dict(), 'mnist_mlp.pt')\n")
+
+
+_EPOCH_LINES = ("    train_loss, train_acc = train_one_epoch(model, fast_loader, optimizer, loss_fn, device)\n"
+                "    val_loss, val_acc = evaluate(model, val_batches, loss_fn, device)\n")
 
 
 _INLINE_EPOCH = (
@@ -237,35 +246,45 @@ WRONG = {
     "train-mnist": {
         "values": [
             # A learning rate far too small: the model never gets good.
-            "set_seed(0)\nhistory = {'train_loss': [], 'train_acc': [], 'test_loss': [], 'test_acc': []}\n"
+            "set_seed(0)\nhistory = {'train_loss': [], 'train_acc': [], 'val_loss': [], 'val_acc': []}\n"
             "model = MNISTModel()\noptimizer = torch.optim.SGD(model.parameters(), lr=1e-4)\nloss_fn = nn.CrossEntropyLoss()\n"
             "for epoch in range(10):\n    a = train_one_epoch(model, [next(iter(fast_loader))], optimizer, loss_fn, device)\n"
-            "    b = evaluate(model, test_loader, loss_fn, device)\n"
+            "    b = evaluate(model, val_batches, loss_fn, device)\n"
             "    for k, v in zip(history, a + b):\n        history[k].append(v)\n"
+            "test_loss, test_acc = evaluate(model, test_batches, loss_fn, device)\n"
             "torch.save(model.state_dict(), 'mnist_mlp.pt')\n",
             # The optimizer was built for another model's parameters: the trained model never moves.
-            "set_seed(0)\nhistory = {'train_loss': [], 'train_acc': [], 'test_loss': [], 'test_acc': []}\n"
+            "set_seed(0)\nhistory = {'train_loss': [], 'train_acc': [], 'val_loss': [], 'val_acc': []}\n"
             "model = MNISTModel().to(device)\n"
             "optimizer = torch.optim.Adam(MNISTModel().parameters(), lr=1e-3, fused=True)\n"
             "for epoch in range(10):\n    a = train_one_epoch(model, [next(iter(fast_loader))], optimizer, nn.CrossEntropyLoss(), device)\n"
-            "    b = evaluate(model, test_batches, nn.CrossEntropyLoss(), device)\n"
+            "    b = evaluate(model, val_batches, nn.CrossEntropyLoss(), device)\n"
             "    for k, v in zip(history, a + b):\n        history[k].append(v)\n"
+            "test_loss, test_acc = evaluate(model, test_batches, nn.CrossEntropyLoss(), device)\n"
             "torch.save(model.state_dict(), 'mnist_mlp.pt')\n",
         ],
         "provenance": [
-            # The test figures measured on the training batches (fast_loader) instead of the test batches.
+            # The validation figures measured on the training batches (fast_loader) instead of the validation batches.
             _train_cell("    train_loss, train_acc = train_one_epoch(model, fast_loader, optimizer, loss_fn, device)\n"
-                        "    test_loss, test_acc = evaluate(model, fast_loader, loss_fn, device)\n"),
-            # The figures appended under each other's keys: train_* hold the test figures and test_* the training ones.
-            _train_cell("    train_loss, train_acc = train_one_epoch(model, fast_loader, optimizer, loss_fn, device)\n"
-                        "    test_loss, test_acc = evaluate(model, test_batches, loss_fn, device)\n",
-                        "    for key, value in zip(history, (test_loss, test_acc, train_loss, train_acc)):\n"
-                        "        history[key].append(value)\n"),
+                        "    val_loss, val_acc = evaluate(model, fast_loader, loss_fn, device)\n"),
+            # The figures appended under each other's keys: train_* hold the validation figures and val_* the training ones.
+            _train_cell(_EPOCH_LINES, "    for key, value in zip(history, (val_loss, val_acc, train_loss, train_acc)):\n"
+                                      "        history[key].append(value)\n"),
         ],
         "aggregation": [
             # The loop written inline, its training figures divided by the number of batches instead of the samples.
             _train_cell(_INLINE_EPOCH + "    train_loss, train_acc = total / len(fast_loader), hits / len(fast_loader)\n"
-                        "    test_loss, test_acc = evaluate(model, test_batches, loss_fn, device)\n"),
+                        "    val_loss, val_acc = evaluate(model, val_batches, loss_fn, device)\n"),
+        ],
+        "leakage": [
+            # The test images added to the training data ("more data is better"): the model has learned the test set.
+            _train_cell(_EPOCH_LINES, loader="InMemoryBatches(torch.cat([x_tr, x_test]), torch.cat([y_tr, y_test]), 64, "
+                                             "generator=torch.Generator().manual_seed(0))"),
+            # The whole training file, validation images included: the validation figures measure images it learned.
+            _train_cell(_EPOCH_LINES, loader="InMemoryBatches(x_train, y_train, 64, generator=torch.Generator().manual_seed(0))"),
+            # Every image there is, training, validation and test: neither held-out set is held out any more.
+            _train_cell(_EPOCH_LINES, loader="InMemoryBatches(torch.cat([x_train, x_test]), torch.cat([y_train, y_test]), 64, "
+                                             "generator=torch.Generator().manual_seed(0))"),
         ],
     },
 }
@@ -406,31 +425,27 @@ RIGHT = {
     },
     "train-mnist": {
         "values": [
-            # Plain Adam (not fused) and a differently written loop: just as correct.
-            "set_seed(0)\nhistory = {'train_loss': [], 'train_acc': [], 'test_loss': [], 'test_acc': []}\n"
-            "model = MNISTModel().to(device)\noptimizer = torch.optim.Adam(model.parameters(), lr=1e-3)\n"
-            "for epoch in range(10):\n    r = train_one_epoch(model, fast_loader, optimizer, nn.CrossEntropyLoss(), device)\n"
-            "    r = r + evaluate(model, test_loader, nn.CrossEntropyLoss(), device)\n"
-            "    for k, v in zip(history, r):\n        history[k].append(v)\n"
-            "torch.save(model.state_dict(), 'mnist_mlp.pt')\n",
             # The loop written out inline instead of calling train_one_epoch: any correct loop keeps full marks.
-            "set_seed(0)\nhistory = {'train_loss': [], 'train_acc': [], 'test_loss': [], 'test_acc': []}\n"
+            "set_seed(0)\nhistory = {'train_loss': [], 'train_acc': [], 'val_loss': [], 'val_acc': []}\n"
             "model = MNISTModel().to(device)\noptimizer = torch.optim.Adam(model.parameters(), lr=1e-3, fused=True)\n"
             "loss_fn = nn.CrossEntropyLoss()\n"
             "for epoch in tqdm(range(10)):\n    model.train()\n    total, hits, n = 0.0, 0, 0\n"
             "    for xb, yb in fast_loader:\n        optimizer.zero_grad()\n        out = model(xb)\n"
             "        loss = loss_fn(out, yb)\n        loss.backward()\n        optimizer.step()\n"
             "        total += loss.item() * len(yb)\n        hits += (out.argmax(1) == yb).sum().item()\n        n += len(yb)\n"
-            "    test_loss, test_acc = evaluate(model, test_batches, loss_fn, device)\n"
-            "    for k, v in zip(history, (total / n, hits / n, test_loss, test_acc)):\n        history[k].append(v)\n"
+            "    val_loss, val_acc = evaluate(model, val_batches, loss_fn, device)\n"
+            "    for k, v in zip(history, (total / n, hits / n, val_loss, val_acc)):\n        history[k].append(v)\n"
+            "test_loss, test_acc = evaluate(model, test_batches, loss_fn, device)\n"
             "torch.save(model.state_dict(), 'mnist_mlp.pt')\n",
         ],
         "provenance": [
-            # Each key appended by name; the test figures from a DataLoader over the test set, in batches of 500.
+            # Each key appended by name; the validation and test figures from DataLoaders in batches of 500.
             _train_cell("    train_loss, train_acc = train_one_epoch(model, fast_loader, optimizer, loss_fn, device)\n"
-                        "    test_loss, test_acc = evaluate(model, DataLoader(TensorDataset(x_test, y_test), batch_size=500), loss_fn, device)\n",
+                        "    val_loss, val_acc = evaluate(model, DataLoader(TensorDataset(x_val, y_val), batch_size=500), loss_fn, device)\n",
                         "    history['train_loss'].append(train_loss)\n    history['train_acc'].append(train_acc)\n"
-                        "    history['test_loss'].append(test_loss)\n    history['test_acc'].append(test_acc)\n"),
+                        "    history['val_loss'].append(val_loss)\n    history['val_acc'].append(val_acc)\n")
+            .replace("evaluate(model, test_batches, loss_fn, device)",
+                     "evaluate(model, DataLoader(TensorDataset(x_test, y_test), batch_size=500), loss_fn, device)"),
         ],
         "aggregation": [
             # The loop written inline, per-batch losses and sizes in lists, weighted means at the end of each epoch.
@@ -439,7 +454,17 @@ RIGHT = {
                         "        loss = loss_fn(out, yb)\n        loss.backward()\n        optimizer.step()\n"
                         "        losses.append(loss.item())\n        sizes.append(len(yb))\n        hits += int((out.argmax(1) == yb).sum())\n"
                         "    train_loss = sum(l * s for l, s in zip(losses, sizes)) / sum(sizes)\n    train_acc = hits / sum(sizes)\n"
-                        "    test_loss, test_acc = evaluate(model, test_batches, loss_fn, device)\n"),
+                        "    val_loss, val_acc = evaluate(model, val_batches, loss_fn, device)\n"),
+        ],
+        "leakage": [
+            # The training images through a shuffling DataLoader of its own, with plain (not fused) Adam: other batches,
+            # another model, the same data.
+            _train_cell(_EPOCH_LINES, loader="DataLoader(TensorDataset(x_tr, y_tr), batch_size=64, shuffle=True, "
+                                             "generator=torch.Generator().manual_seed(1))")
+            .replace("lr=1e-3, fused=True", "lr=1e-3"),
+            # The split carved again in the cell (the same seed carves the same images), batches with another seed.
+            "(xs, ys), _ = validation_split(x_train, y_train, size=10_000, seed=0)\n"
+            + _train_cell(_EPOCH_LINES, loader="InMemoryBatches(xs, ys, 64, generator=torch.Generator().manual_seed(5))"),
         ],
     },
 }

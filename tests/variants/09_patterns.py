@@ -28,6 +28,23 @@ def _predict(body: str) -> str:
     return "def predict(model, x):\n" + body
 
 
+def _clip(body: str) -> str:
+    return "def clip_and_step(model, optimizer, max_norm, scaler=None):\n" + body
+
+
+# A helper that copies every tensor of a nested state (dicts, lists, tuples) to the CPU, whatever the depth.
+_TO_CPU = '''
+def _to_cpu(value):
+    if torch.is_tensor(value):
+        return value.detach().cpu().clone()
+    if isinstance(value, dict):
+        return {k: _to_cpu(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return type(value)(_to_cpu(v) for v in value)
+    return value
+'''
+
+
 WRONG = {
     "seeded-run": {
         "values": [
@@ -99,6 +116,16 @@ def load_checkpoint(path, model, optimizer, scheduler, loader_generator):
             # Saves the global generator's state but never restores it: the dropout masks depend on whatever ran before.
             _SAVE_OK + _LOAD_OK.replace('    torch.set_rng_state(state["torch_rng"])\n', ""),
         ],
+        "nesting": [
+            # Every state moved to the CPU before saving, one level deep: the optimizer's state dict holds a dict of
+            # per-parameter dicts and a list of groups, which have no .cpu().
+            _SAVE_OK.replace("model.state_dict(), ", "{k: v.cpu() for k, v in model.state_dict().items()}, ")
+            .replace("optimizer.state_dict(), ", "{k: v.cpu() for k, v in optimizer.state_dict().items()}, ") + _LOAD_OK,
+            # The loaded optimizer state copied one level deep "to detach it from the file": its values are a dict of
+            # per-parameter dicts and a list of groups, not tensors, and have no .clone().
+            _SAVE_OK + _LOAD_OK.replace('    optimizer.load_state_dict(state["optimizer"])\n',
+                                        '    optimizer.load_state_dict({k: v.clone() for k, v in state["optimizer"].items()})\n'),
+        ],
     },
     "clip-and-step": {
         "values": [
@@ -130,6 +157,27 @@ def load_checkpoint(path, model, optimizer, scheduler, loader_generator):
             "    norm = torch.sqrt(sum((p.grad ** 2).sum() for p in model.parameters() if p.grad is not None))\n"
             "    for p in model.parameters():\n        torch.nn.utils.clip_grad_norm_([p], max_norm)\n"
             "    optimizer.step()\n    return float(norm)\n",
+        ],
+        "amp": [
+            # The scaled gradients clipped: max_norm meets a norm 65,536 times too large, the true step almost vanishes.
+            _clip("    norm = torch.nn.utils.clip_grad_norm_(model.parameters(), max_norm)\n"
+                  "    if scaler is not None:\n        scaler.step(optimizer)\n        scaler.update()\n"
+                  "    else:\n        optimizer.step()\n    return float(norm)\n"),
+            # unscale_ after clipping: the clipping still saw the scaled gradients.
+            _clip("    norm = torch.nn.utils.clip_grad_norm_(model.parameters(), max_norm)\n"
+                  "    if scaler is not None:\n        scaler.unscale_(optimizer)\n        scaler.step(optimizer)\n"
+                  "        scaler.update()\n    else:\n        optimizer.step()\n    return float(norm)\n"),
+            # Divides by the scale by hand, then scaler.step divides a second time.
+            _clip("    if scaler is not None:\n        for p in model.parameters():\n            if p.grad is not None:\n"
+                  "                p.grad.div_(scaler.get_scale())\n"
+                  "    norm = torch.nn.utils.clip_grad_norm_(model.parameters(), max_norm)\n"
+                  "    if scaler is not None:\n        scaler.step(optimizer)\n        scaler.update()\n"
+                  "    else:\n        optimizer.step()\n    return float(norm)\n"),
+            # Unscales, then steps the optimizer itself: a gradient that is inf goes into the weights, and the scale
+            # never moves.
+            _clip("    if scaler is not None:\n        scaler.unscale_(optimizer)\n"
+                  "    norm = torch.nn.utils.clip_grad_norm_(model.parameters(), max_norm)\n"
+                  "    optimizer.step()\n    return float(norm)\n"),
         ],
     },
     "predict": {
@@ -166,6 +214,13 @@ def load_checkpoint(path, model, optimizer, scheduler, loader_generator):
             # Moves the input to the notebook's global device.
             _predict("    mode = model.training\n    model.eval()\n    with torch.no_grad():\n        out = model(x.to(device))\n"
                      "    model.train(mode)\n    return out\n"),
+        ],
+        "result-device": [
+            # Hands the logits back on the CPU, where the words keep them on the model's device.
+            _predict("    mode = model.training\n    model.eval()\n    with torch.no_grad():\n        out = model(x).cpu()\n"
+                     "    model.train(mode)\n    return out\n"),
+            _predict("    mode = model.training\n    model.eval()\n    with torch.no_grad():\n        out = model(x)\n"
+                     "    model.train(mode)\n    return out.to('cpu')\n"),
         ],
     },
 }
@@ -220,20 +275,46 @@ def load_checkpoint(path, model, optimizer, scheduler, loader_generator):
             _SAVE_OK + _LOAD_OK.replace('    model.load_state_dict(state["model"])\n', "")
                                .replace('    return state["epoch"]\n', '    model.load_state_dict(state["model"])\n    return state["epoch"]\n'),
         ],
+        "nesting": [
+            # Every tensor of every state copied to the CPU before saving, at every depth (the optimizer's state is a
+            # dict of per-parameter dicts, its groups a list of dicts).
+            _TO_CPU + _SAVE_OK.replace("model.state_dict(), ", "_to_cpu(model.state_dict()), ")
+            .replace("optimizer.state_dict(), ", "_to_cpu(optimizer.state_dict()), ") + _LOAD_OK,
+            # The loaded states deep-copied before they are restored.
+            _SAVE_OK + _LOAD_OK.replace('    state = torch.load(path, weights_only=True)\n',
+                                        '    state = copy.deepcopy(torch.load(path, weights_only=True))\n'),
+        ],
     },
     "clip-and-step": {
         "values": [
-            # By hand in float64, only when the norm is too large.
-            "def clip_and_step(model, optimizer, max_norm):\n"
-            "    grads = [p.grad for p in model.parameters() if p.grad is not None]\n"
-            "    total = torch.sqrt(sum((g.detach().double() ** 2).sum() for g in grads))\n"
-            "    if total > max_norm:\n        for g in grads:\n            g.mul_(float(max_norm / total))\n"
-            "    optimizer.step()\n    return total.item()\n",
+            # By hand in float64, only when the norm is too large (an inf norm clips every gradient to nan, as
+            # clip_grad_norm_ does).
+            _clip("    if scaler is not None:\n        scaler.unscale_(optimizer)\n"
+                  "    grads = [p.grad for p in model.parameters() if p.grad is not None]\n"
+                  "    total = torch.sqrt(sum((g.detach().double() ** 2).sum() for g in grads))\n"
+                  "    if total > max_norm:\n        for g in grads:\n            g.mul_(float(max_norm / total))\n"
+                  "    if scaler is not None:\n        scaler.step(optimizer)\n        scaler.update()\n"
+                  "    else:\n        optimizer.step()\n    return total.item()\n"),
             # clip_grad_norm_ on the trainable parameters, keyword arguments.
-            "def clip_and_step(model, optimizer, max_norm):\n"
-            "    params = [p for p in model.parameters() if p.requires_grad]\n"
-            "    norm = torch.nn.utils.clip_grad_norm_(params, max_norm=max_norm, norm_type=2.0).item()\n"
-            "    optimizer.step()\n    return norm\n",
+            _clip("    if scaler is not None:\n        scaler.unscale_(optimizer)\n"
+                  "    params = [p for p in model.parameters() if p.requires_grad]\n"
+                  "    norm = torch.nn.utils.clip_grad_norm_(params, max_norm=max_norm, norm_type=2.0).item()\n"
+                  "    if scaler is None:\n        optimizer.step()\n        return norm\n"
+                  "    scaler.step(optimizer)\n    scaler.update()\n    return norm\n"),
+        ],
+        "amp": [
+            # Two paths written out, the scaler's first; the norm as a Python float from .item().
+            _clip("    if scaler is None:\n"
+                  "        norm = torch.nn.utils.clip_grad_norm_(model.parameters(), max_norm)\n"
+                  "        optimizer.step()\n        return norm.item()\n"
+                  "    scaler.unscale_(optimizer)\n"
+                  "    norm = torch.nn.utils.clip_grad_norm_(model.parameters(), max_norm)\n"
+                  "    scaler.step(optimizer)\n    scaler.update()\n    return norm.item()\n"),
+            # A scaler made "disabled" when none is given: GradScaler(enabled=False) passes every call through.
+            _clip("    scaler = scaler if scaler is not None else torch.amp.GradScaler('cpu', enabled=False)\n"
+                  "    scaler.unscale_(optimizer)\n"
+                  "    norm = float(torch.nn.utils.clip_grad_norm_(model.parameters(), max_norm))\n"
+                  "    scaler.step(optimizer)\n    scaler.update()\n    return norm\n"),
         ],
     },
     "predict": {
@@ -269,6 +350,14 @@ def load_checkpoint(path, model, optimizer, scheduler, loader_generator):
             # The input moved to where the model's parameters are.
             _predict("    mode = model.training\n    model.eval()\n    with torch.no_grad():\n"
                      "        out = model(x.to(next(model.parameters()).device))\n    model.train(mode)\n    return out\n"),
+        ],
+        "result-device": [
+            # The logits moved to the input's device, where they already are.
+            _predict("    mode = model.training\n    model.eval()\n    with torch.no_grad():\n        out = model(x)\n"
+                     "    model.train(mode)\n    return out.to(x.device)\n"),
+            # The logits moved to the device of the model's parameters, the same one.
+            _predict("    mode = model.training\n    model.eval()\n    with torch.no_grad():\n        out = model(x)\n"
+                     "    model.train(mode)\n    return out.to(next(model.parameters()).device)\n"),
         ],
     },
 }

@@ -28,11 +28,11 @@ def _predict(body: str) -> str:
 def _train(seed_line: str = "    set_seed(seed)\n", model_line: str = "    model = make_model().to(device)\n",
            lr: str = "lr", fit_extra: str = ", seed=seed", device_arg: str = "device",
            result: str = "t.seconds / epochs") -> str:
-    return ("def train_and_time(make_model, seed, train, test, *, epochs, device, batch_size=64, lr=1e-3):\n"
+    return ("def train_and_time(make_model, seed, train, val, *, epochs, device, batch_size=64, lr=1e-3):\n"
             + seed_line + model_line
             + f"    opt = torch.optim.Adam(model.parameters(), lr={lr})\n"
             "    with Timer(device) as t:\n"
-            f"        h = fit(model, train, test, epochs=epochs, optimizer=opt, device={device_arg}, "
+            f"        h = fit(model, train, val, epochs=epochs, optimizer=opt, device={device_arg}, "
             f"batch_size=batch_size{fit_extra})\n"
             f"    return h, {result}\n")
 
@@ -97,6 +97,10 @@ WRONG = {
             # Moves its input to the notebook's `device`: right only while the model happens to live there too.
             _model(_BN_LAYERS, "        return self.net(x.to(device))\n"),
         ],
+        "result-device": [
+            # The logits handed back on the CPU "for the loss", wherever the model and its input are.
+            _model(_BN_LAYERS, "        return self.net(x).cpu()\n"),
+        ],
     },
     "predict": {
         "values": [
@@ -113,6 +117,20 @@ WRONG = {
                      "        out = torch.cat([model(x[s:batch_size].to(dev)).argmax(1).cpu()\n"
                      "                         for s in range(0, len(x), batch_size)])\n"
                      "    model.train(was)\n    return out\n"),
+        ],
+        "result-device": [
+            # The classes left where the model computed them (.cpu() forgotten): right only when the model is on the CPU.
+            _predict("    was = model.training\n    model.eval()\n"
+                     "    dev = next(model.parameters()).device\n"
+                     "    with torch.no_grad():\n"
+                     "        out = torch.cat([model(c.to(dev)).argmax(1) for c in x.split(batch_size)])\n"
+                     "    model.train(was)\n    return out\n"),
+            # The classes sent to the model's device "to keep everything together".
+            _predict("    was = model.training\n    model.eval()\n"
+                     "    dev = next(model.parameters()).device\n"
+                     "    with torch.no_grad():\n"
+                     "        out = torch.cat([model(c.to(dev)).argmax(1).cpu() for c in x.split(batch_size)])\n"
+                     "    model.train(was)\n    return out.to(dev)\n"),
         ],
         "shapes": [
             # squeeze() at the end: a single image gives a 0-d tensor instead of shape (1,).
@@ -189,10 +207,10 @@ WRONG = {
             _train(lr="1e-3"),
         ],
         "provenance": [
-            # Evaluates on the training data (fit(model, train, train, ...)): every "test" figure comes from the wrong data.
-            _train().replace("fit(model, train, test,", "fit(model, train, train,"),
-            # Hands train and test to fit the other way round.
-            _train().replace("fit(model, train, test,", "fit(model, test, train,"),
+            # Measures on the training data (fit(model, train, train, ...)): every validation figure comes from the wrong data.
+            _train().replace("fit(model, train, val,", "fit(model, train, train,"),
+            # Hands train and val to fit the other way round.
+            _train().replace("fit(model, train, val,", "fit(model, val, train,"),
         ],
         "randomness": [
             # Seeds after building the model: the initial weights are not fixed by the seed.
@@ -206,34 +224,53 @@ WRONG = {
             # Picks its own device instead of the one it was given (right on a machine with one device only).
             _train(model_line="    model = make_model().to(pick_device())\n", device_arg="pick_device()"),
         ],
+        "leakage": [
+            # The validation images added to the training data ("more data"): it is then chosen on images it learned.
+            _train().replace("fit(model, train, val,", "fit(model, (torch.cat([train[0], val[0]]), torch.cat([train[1], val[1]])), val,"),
+            # The notebook's whole training file instead of the `train` it was given: the validation images are in it.
+            _train().replace("fit(model, train, val,", "fit(model, (x_train, y_train), val,"),
+            # Trained on the validation data it is measured on.
+            _train().replace("fit(model, train, val,", "fit(model, val, val,"),
+        ],
     },
     "first-epoch": {
         "values": [
             # Counts from 0.
-            _first("    for k, a in enumerate(history['test_acc']):\n"
+            _first("    for k, a in enumerate(history['val_acc']):\n"
                    "        if a >= target:\n            return k\n    return None\n"),
             # The last epoch at or above the target, not the first.
-            _first("    hits = [k for k, a in enumerate(history['test_acc'], start=1) if a >= target]\n"
+            _first("    hits = [k for k, a in enumerate(history['val_acc'], start=1) if a >= target]\n"
                    "    return hits[-1] if hits else None\n"),
             # Epoch of the best accuracy.
-            _first("    acc = history['test_acc']\n"
+            _first("    acc = history['val_acc']\n"
                    "    if not acc or max(acc) < target:\n        return None\n"
                    "    return acc.index(max(acc)) + 1\n"),
             # A 0-d tensor instead of a Python int.
-            _first("    hits = (torch.tensor(history['test_acc'], dtype=torch.float64) >= target).nonzero()\n"
+            _first("    hits = (torch.tensor(history['val_acc'], dtype=torch.float64) >= target).nonzero()\n"
                    "    return hits[0, 0] + 1 if len(hits) else None\n"),
         ],
         "provenance": [
-            # Training accuracy instead of test accuracy.
+            # Training accuracy instead of validation accuracy.
             _first("    for k, a in enumerate(history['train_acc'], start=1):\n"
                    "        if a >= target:\n            return k\n    return None\n"),
         ],
+        "leakage": [
+            # Reads the test accuracy: an epoch chosen on the test set.
+            _first("    for k, a in enumerate(history['test_acc'], start=1):\n"
+                   "        if a >= target:\n            return k\n    return None\n"),
+            # The test figures preferred when a history has them.
+            _first("    acc = history.get('test_acc') or history['val_acc']\n"
+                   "    return next((k + 1 for k, a in enumerate(acc) if a >= target), None)\n"),
+            # The better of the two held-out figures at each epoch.
+            _first("    acc = [max(v, t) for v, t in zip(history['val_acc'], history.get('test_acc', history['val_acc']))]\n"
+                   "    return next((k + 1 for k, a in enumerate(acc) if a >= target), None)\n"),
+        ],
         "boundaries": [
             # Strictly above the target: an epoch exactly at the target does not count.
-            _first("    for k, a in enumerate(history['test_acc'], start=1):\n"
+            _first("    for k, a in enumerate(history['val_acc'], start=1):\n"
                    "        if a > target:\n            return k\n    return None\n"),
             # Rules out a run that never gets there with max() first: a run of no epochs raises instead of giving None.
-            _first("    acc = history['test_acc']\n"
+            _first("    acc = history['val_acc']\n"
                    "    if max(acc) < target:\n        return None\n"
                    "    return next(k + 1 for k, a in enumerate(acc) if a >= target)\n"),
         ],
@@ -286,6 +323,10 @@ RIGHT = {
             # Moves its input to wherever the model's weights are: follows the model's device.
             _model(_BN_LAYERS, "        return self.net(x.to(self.net[0].weight.device))\n"),
         ],
+        "result-device": [
+            # The logits moved to the input's device, where they already are.
+            _model(_BN_LAYERS, "        return self.net(x).to(x.device)\n"),
+        ],
     },
     "predict": {
         "values": [
@@ -294,6 +335,20 @@ RIGHT = {
                      "    dev = next(model.parameters()).device\n"
                      "    with torch.no_grad():\n"
                      "        out = torch.cat([torch.max(model(c.to(dev)).softmax(1), 1)[1].cpu() for c in x.split(batch_size)])\n"
+                     "    model.train(was)\n    return out\n"),
+        ],
+        "result-device": [
+            # The classes of every chunk gathered where the model is, brought to the CPU once at the end.
+            _predict("    was = model.training\n    model.eval()\n"
+                     "    dev = next(model.parameters()).device\n"
+                     "    with torch.no_grad():\n"
+                     "        out = torch.cat([model(c.to(dev)).argmax(1) for c in x.split(batch_size)])\n"
+                     "    model.train(was)\n    return out.cpu()\n"),
+            # Each chunk's classes sent to the CPU by name, with .to.
+            _predict("    was = model.training\n    model.eval()\n"
+                     "    dev = next(model.parameters()).device\n"
+                     "    with torch.no_grad():\n"
+                     "        out = torch.cat([model(c.to(dev)).argmax(1).to(torch.device('cpu')) for c in x.split(batch_size)])\n"
                      "    model.train(was)\n    return out\n"),
         ],
         "shapes": [
@@ -361,13 +416,13 @@ RIGHT = {
     "train-and-time": {
         "values": [
             # time.perf_counter instead of Timer (fit ends each epoch with .item(), which waits for the device).
-            "def train_and_time(make_model, seed, train, test, *, epochs, device, batch_size=64, lr=1e-3):\n"
+            "def train_and_time(make_model, seed, train, val, *, epochs, device, batch_size=64, lr=1e-3):\n"
             "    torch.manual_seed(seed)\n"
             "    model = make_model()\n"
             "    model.to(device)\n"
             "    optimizer = torch.optim.Adam(model.parameters(), lr=lr)\n"
             "    start = time.perf_counter()\n"
-            "    history = fit(model, train, test, epochs=epochs, optimizer=optimizer, device=device,\n"
+            "    history = fit(model, train, val, epochs=epochs, optimizer=optimizer, device=device,\n"
             "                  batch_size=batch_size, seed=seed, progress=False)\n"
             "    return history, float((time.perf_counter() - start) / epochs)\n",
         ],
@@ -381,24 +436,38 @@ RIGHT = {
         ],
         "provenance": [
             # The two data sets unpacked and put back together, each in its own place, passed by keyword.
-            _train().replace("fit(model, train, test,",
-                             "(x_tr, y_tr), (x_te, y_te) = train, test\n        h = fit(model, train=(x_tr, y_tr), "
-                             "test=(x_te, y_te),").replace("        h = (x_tr", "        (x_tr"),
+            _train().replace("fit(model, train, val,",
+                             "(x_tr, y_tr), (x_va, y_va) = train, val\n        h = fit(model, train=(x_tr, y_tr), "
+                             "val=(x_va, y_va),").replace("        h = (x_tr", "        (x_tr"),
+        ],
+        "leakage": [
+            # The two pairs copied before fit: the same rows, other tensors.
+            _train().replace("fit(model, train, val,", "fit(model, tuple(t.clone() for t in train), tuple(t.clone() for t in val),"),
+            # The pairs handed on as lists.
+            _train().replace("fit(model, train, val,", "fit(model, list(train), list(val),"),
         ],
     },
     "first-epoch": {
         "values": [
-            _first("    return next((k + 1 for k, a in enumerate(history['test_acc']) if a >= target), None)\n"),
+            _first("    return next((k + 1 for k, a in enumerate(history['val_acc']) if a >= target), None)\n"),
         ],
         "provenance": [
-            # The test accuracies looked up by key once, then scanned with an index.
-            _first("    test_acc = history.get('test_acc', [])\n"
-                   "    for k in range(len(test_acc)):\n        if test_acc[k] >= target:\n            return k + 1\n"
+            # The validation accuracies looked up by key once, then scanned with an index.
+            _first("    val_acc = history.get('val_acc', [])\n"
+                   "    for k in range(len(val_acc)):\n        if val_acc[k] >= target:\n            return k + 1\n"
                    "    return None\n"),
+        ],
+        "leakage": [
+            # Only the validation figures looked at, by name, whatever else the history holds.
+            _first("    validation = {k: v for k, v in history.items() if k.startswith('val_')}\n"
+                   "    return next((k + 1 for k, a in enumerate(validation['val_acc']) if a >= target), None)\n"),
+            # Epochs and validation accuracies zipped, the smallest epoch that reaches the target.
+            _first("    rows = zip(range(1, len(history['val_acc']) + 1), history['val_acc'])\n"
+                   "    return min((k for k, a in rows if a >= target), default=None)\n"),
         ],
         "boundaries": [
             # "Not below the target", and an index that walks while the run is still short of it.
-            _first("    acc, k = history['test_acc'], 0\n"
+            _first("    acc, k = history['val_acc'], 0\n"
                    "    while k < len(acc) and acc[k] < target:\n        k += 1\n"
                    "    return k + 1 if k < len(acc) else None\n"),
         ],

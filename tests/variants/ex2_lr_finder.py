@@ -64,7 +64,7 @@ def _runs(seed_first="    set_seed(0)\n", seed_once="", lr_second="1e-3"):
     return ("runs = {}\n" + seed_once
             + f"for name, lr in [('suggested', suggested_lr), ('Adam 1e-3', {lr_second})]:\n" + seed_first
             + "    net = MNISTModel().to(device)\n"
-            "    runs[f'{name}, seed 0'] = fit(net, (x_train, y_train), (x_test, y_test), epochs=2,\n"
+            "    runs[f'{name}, seed 0'] = fit(net, (x_tr, y_tr), (x_val, y_val), epochs=2,\n"
             "                                  optimizer=torch.optim.Adam(net.parameters(), lr=lr), device=device, seed=0)\n")
 
 
@@ -178,6 +178,14 @@ WRONG = {
             # No test for NaN: `nan > 4 * best` is False, so a sweep whose loss turned NaN runs on to the end.
             _sweep(stop="losses[-1] > diverge_factor * best"),
         ],
+        "nesting": [
+            # Every tensor of the optimizer's state dict cloned, one level deep: its tensors sit a level further down
+            # (state -> parameter -> exp_avg), so Adam's moments are kept by reference and change with the sweep.
+            _sweep(save="m0 = copy.deepcopy(model.state_dict()); "
+                        "o0 = {k: (v.clone() if torch.is_tensor(v) else v) for k, v in optimizer.state_dict().items()}"),
+            # A shallow copy of the optimizer's state dict: a new outer dict around the same per-parameter states.
+            _sweep(save="m0 = copy.deepcopy(model.state_dict()); o0 = copy.copy(optimizer.state_dict())"),
+        ],
     },
     "suggest-lr": {
         "values": [
@@ -205,7 +213,7 @@ WRONG = {
             _suggestion(optimizer="torch.optim.SGD(model.parameters(), lr=1e-3)"),
             # The lowest loss's rate taken as the suggestion (the rule's division by 10 dropped).
             _suggestion(result="10 * suggest_lr(lrs, losses)"),
-            # Sweeps the notebook's training set instead of the x and y it was given (the visible check passes x_train).
+            # Sweeps the notebook's whole training file instead of the x and y it was given (the visible check passes x_tr).
             _suggestion().replace("InMemoryBatches(x, y,", "InMemoryBatches(x_train, y_train,"),
         ],
         "device": [
@@ -232,8 +240,16 @@ WRONG = {
             _runs(seed_first=""),
         ],
         "provenance": [
-            # Evaluated on the training set: the test_* figures come from the data the model was trained on.
-            _runs().replace("(x_test, y_test)", "(x_train, y_train)"),
+            # Measured on the training images: the val_* figures come from the data the model was trained on.
+            _runs().replace("(x_val, y_val)", "(x_tr, y_tr)"),
+        ],
+        "leakage": [
+            # Trained on the whole training file: the validation images the runs are compared on are among the training data.
+            _runs().replace("fit(net, (x_tr, y_tr),", "fit(net, (x_train, y_train),"),
+            # Measured on the test images after every epoch: the rate would be chosen on the test set.
+            "from coursekit.data import load_split\n" + _runs().replace("(x_val, y_val)", "load_split('mnist', 'test')"),
+            # The validation images added to the training data, and measured as well.
+            _runs().replace("fit(net, (x_tr, y_tr),", "fit(net, (torch.cat([x_tr, x_val]), torch.cat([y_tr, y_val])),"),
         ],
     },
 }
@@ -296,6 +312,18 @@ RIGHT = {
             "        lrs.append(lr)\n        raw.append(loss.item())\n        sm = smooth(raw, beta)\n"
             "        if not math.isfinite(sm[-1]) or sm[-1] > diverge_factor * min(sm[:-1], default=math.inf):\n            break\n"
             "    return lrs, smooth(raw, beta)\n",
+        ],
+        "nesting": [
+            # A copy that walks the optimizer's state dict to any depth and clones every tensor in it.
+            "def _cloned(value):\n"
+            "    if torch.is_tensor(value):\n        return value.detach().clone()\n"
+            "    if isinstance(value, dict):\n        return {k: _cloned(v) for k, v in value.items()}\n"
+            "    if isinstance(value, (list, tuple)):\n        return type(value)(_cloned(v) for v in value)\n"
+            "    return value\n"
+            + _sweep(save="m0 = _cloned(model.state_dict()); o0 = _cloned(optimizer.state_dict())"),
+            # Each entry of the optimizer's state deep-copied on its own.
+            _sweep(save="m0 = copy.deepcopy(model.state_dict()); "
+                        "o0 = {k: copy.deepcopy(v) for k, v in optimizer.state_dict().items()}"),
         ],
         "device": [
             # non_blocking copies to the device given.
@@ -434,22 +462,30 @@ RIGHT = {
         "values": [
             # The two runs written out one after the other.
             "runs = {}\nset_seed(0)\nm1 = MNISTModel().to(device)\n"
-            "h1 = fit(m1, (x_train, y_train), (x_test, y_test), epochs=2, optimizer=torch.optim.Adam(m1.parameters(), lr=suggested_lr),\n"
+            "h1 = fit(m1, (x_tr, y_tr), (x_val, y_val), epochs=2, optimizer=torch.optim.Adam(m1.parameters(), lr=suggested_lr),\n"
             "         device=device, seed=0, progress=False)\nset_seed(0)\nm2 = MNISTModel().to(device)\n"
-            "h2 = fit(m2, (x_train, y_train), (x_test, y_test), epochs=2, optimizer=torch.optim.Adam(m2.parameters(), lr=1e-3),\n"
+            "h2 = fit(m2, (x_tr, y_tr), (x_val, y_val), epochs=2, optimizer=torch.optim.Adam(m2.parameters(), lr=1e-3),\n"
             "         device=device, seed=0, progress=False)\nruns.update({'suggested, seed 0': h1, 'Adam 1e-3, seed 0': h2})\n",
             # torch.manual_seed(0) does what set_seed(0) does for these runs; the rates from a dict.
             "runs = {}\nrates = {'suggested, seed 0': suggested_lr, 'Adam 1e-3, seed 0': 1e-3}\n"
             "for key in rates:\n"
             "    torch.manual_seed(0)\n"
             "    net = MNISTModel()\n    net = net.to(device)\n"
-            "    runs[key] = fit(net, (x_train, y_train), (x_test, y_test), epochs=2, batch_size=64, seed=0,\n"
+            "    runs[key] = fit(net, (x_tr, y_tr), (x_val, y_val), epochs=2, batch_size=64, seed=0,\n"
             "                    optimizer=torch.optim.Adam(net.parameters(), lr=rates[key]), device=device, progress=False)\n",
         ],
         "provenance": [
             # The data sets named once, passed to fit by keyword.
-            _runs().replace("fit(net, (x_train, y_train), (x_test, y_test),",
-                            "fit(net, train=(x_train, y_train), test=(x_test, y_test),"),
+            _runs().replace("fit(net, (x_tr, y_tr), (x_val, y_val),",
+                            "fit(net, train=(x_tr, y_tr), val=(x_val, y_val),"),
+        ],
+        "leakage": [
+            # The data copied before each run: the same images in other tensors (the ledger knows them by content).
+            _runs().replace("fit(net, (x_tr, y_tr), (x_val, y_val),",
+                            "fit(net, (x_tr.clone(), y_tr.clone()), (x_val.clone(), y_val.clone()),"),
+            # Each history copied into a dict of its own (the ledger finds a run by its figures too).
+            _runs().replace("runs[f'{name}, seed 0'] = fit(", "runs[f'{name}, seed 0'] = dict(fit(")
+                   .replace("device=device, seed=0)\n", "device=device, seed=0))\n"),
         ],
     },
 }

@@ -21,22 +21,34 @@ class FashionMNISTDataset(Dataset):
         return image, int(self.labels[i])
 '''
 
+# The test set, measured once after training.
+_TEST_ONCE = "test_loss, test_acc = evaluate(model, x_test, y_test, torch.nn.CrossEntropyLoss(), device)\n"
+
 _TRAIN_FAST = (
     "set_seed(0)\n"
     "model = MNISTModel().to(device)\n"
     "optimizer = torch.optim.SGD(model.parameters(), lr=0.01)\n"
-    "history = fit(model, (x_train[:{n}], y_train_used[:{n}]), (x_test, y_test), epochs=1, optimizer=optimizer,\n"
+    "history = fit(model, (x_tr[:{n}], y_tr_used[:{n}]), (x_val, y_val), epochs=1, optimizer=optimizer,\n"
     "              device=device, batch_size=256, progress=False)\n"
+    + _TEST_ONCE
 )
 
+# The suggested recipe, trained on {train} and measured after each epoch on {val} (the test set measured once after).
 _RECIPE = (
     "set_seed(0)\n"
     "model = MNISTModel().to(device)\n"
     "optimizer = torch.optim.Adam(model.parameters(), lr=3e-3 / 25)\n"
-    "scheduler = torch.optim.lr_scheduler.OneCycleLR(optimizer, max_lr=3e-3, epochs=5, steps_per_epoch=len(x_train) // 256 + 1)\n"
-    "history = fit(model, (x_train, y_train), {test}, epochs=5, optimizer=optimizer, device=device,\n"
+    "train = {train}\n"
+    "scheduler = torch.optim.lr_scheduler.OneCycleLR(optimizer, max_lr=3e-3, epochs=5, steps_per_epoch=len(train[0]) // 256 + 1,\n"
+    "                                                cycle_momentum=False)\n"
+    "history = fit(model, train, {val}, epochs=5, optimizer=optimizer, device=device,\n"
     "              batch_size=256, seed=0, scheduler=scheduler, scheduler_per='batch', progress=False)\n"
+    + _TEST_ONCE
 )
+
+
+def _recipe(train: str = "(x_tr, y_tr)", val: str = "(x_val, y_val)") -> str:
+    return _RECIPE.replace("{train}", train).replace("{val}", val)
 
 _IMAGES_LINE = 'self.images = load_images(fetch_file("fashion-mnist", f"{prefix}-images-idx3-ubyte.gz"))'
 
@@ -121,25 +133,36 @@ WRONG = {
     "train-fashion": {
         "values": [
             # Far too little training: one epoch of plain SGD.
-            _TRAIN_FAST.replace("{n}", "60000").replace("y_train_used", "y_train"),
+            _TRAIN_FAST.replace("{n}", "50000").replace("y_tr_used", "y_tr"),
             # Labels shuffled apart from their images: the model learns nothing.
-            "y_train_used = y_train[torch.randperm(len(y_train))]\n"
-            + _TRAIN_FAST.replace("{n}", "60000").replace("SGD(model.parameters(), lr=0.01)", "Adam(model.parameters(), lr=1e-3)"),
+            "y_tr_used = y_tr[torch.randperm(len(y_tr))]\n"
+            + _TRAIN_FAST.replace("{n}", "50000").replace("SGD(model.parameters(), lr=0.01)", "Adam(model.parameters(), lr=1e-3)"),
         ],
         "provenance": [
-            # The "test" figures measured on the training data: history's test_acc is the training accuracy (higher, so
-            # the visible check passes with room to spare).
-            _RECIPE.replace("{test}", "(x_train, y_train)"),
-            # A held-out slice of the training data evaluated as if it were the test set.
-            _RECIPE.replace("{test}", "(x_train[-10000:], y_train[-10000:])"),
+            # The validation figures measured on the training images: history's val_acc is the training accuracy
+            # (higher, so the visible check passes with room to spare).
+            _recipe(val="(x_tr, y_tr)"),
+            # The last 10,000 rows of the training file measured as if they were the validation set.
+            _recipe(val="(x_train[-10000:], y_train[-10000:])"),
+            # The test figures measured on the validation images.
+            _recipe().replace("evaluate(model, x_test, y_test,", "evaluate(model, x_val, y_val,"),
+        ],
+        "leakage": [
+            # The whole training file, validation images included: the validation figures measure images it learned.
+            _recipe(train="(x_train, y_train)"),
+            # The test images added to the training data ("more data"): the model has learned the test set.
+            _recipe(train="(torch.cat([x_tr, x_test]), torch.cat([y_tr, y_test]))"),
+            # Measured on the test images after every epoch: a recipe chosen there is chosen on the test set.
+            _recipe(val="(x_test, y_test)"),
         ],
         "logits": [
             # A Softmax appended "to get probabilities": CrossEntropyLoss is then fed probabilities.
             "model = torch.nn.Sequential(MNISTModel(), torch.nn.Softmax(dim=1)).to(device)\n"
             "optimizer = torch.optim.Adam(model.parameters(), lr=3e-3 / 25)\n"
-            "scheduler = torch.optim.lr_scheduler.OneCycleLR(optimizer, max_lr=3e-3, epochs=5, steps_per_epoch=len(x_train) // 256 + 1)\n"
-            "history = fit(model, (x_train, y_train), (x_test, y_test), epochs=5, optimizer=optimizer, device=device,\n"
-            "              batch_size=256, seed=0, scheduler=scheduler, scheduler_per='batch', progress=False)\n",
+            "scheduler = torch.optim.lr_scheduler.OneCycleLR(optimizer, max_lr=3e-3, epochs=5, steps_per_epoch=len(x_tr) // 256 + 1)\n"
+            "history = fit(model, (x_tr, y_tr), (x_val, y_val), epochs=5, optimizer=optimizer, device=device,\n"
+            "              batch_size=256, seed=0, scheduler=scheduler, scheduler_per='batch', progress=False)\n"
+            + _TEST_ONCE,
         ],
     },
     "confusion-matrix": {
@@ -317,18 +340,27 @@ class FashionMNISTDataset(Dataset):
             "from coursekit.mnist import train_one_epoch\n"
             "model = MNISTModel().to(device)\n"
             "optimizer = torch.optim.Adam(model.parameters(), lr=1e-4)\n"
-            "batches = InMemoryBatches(x_train, y_train, batch_size=256, generator=torch.Generator().manual_seed(1))\n"
+            "batches = InMemoryBatches(x_tr, y_tr, batch_size=256, generator=torch.Generator().manual_seed(1))\n"
             "scheduler = torch.optim.lr_scheduler.OneCycleLR(optimizer, max_lr=3e-3, epochs=5, steps_per_epoch=len(batches))\n"
-            "history = {'train_loss': [], 'train_acc': [], 'test_loss': [], 'test_acc': []}\n"
+            "history = {'train_loss': [], 'train_acc': [], 'val_loss': [], 'val_acc': []}\n"
             "for epoch in range(5):\n"
             "    result = train_one_epoch(model, batches, optimizer, torch.nn.CrossEntropyLoss(), device, scheduler)\n"
-            "    result += evaluate(model, x_test, y_test, torch.nn.CrossEntropyLoss(), device)\n"
+            "    result += evaluate(model, x_val, y_val, torch.nn.CrossEntropyLoss(), device)\n"
             "    for key, value in zip(history, result):\n"
-            "        history[key].append(value)\n",
+            "        history[key].append(value)\n"
+            + _TEST_ONCE,
         ],
         "provenance": [
             # The test data read straight from the original files rather than through the dataset.
-            "from coursekit.data import load_split\n" + _RECIPE.replace("{test}", "load_split('fashion-mnist', 'test')"),
+            "from coursekit.data import load_split\n"
+            + _recipe().replace("evaluate(model, x_test, y_test,", "evaluate(model, *load_split('fashion-mnist', 'test'),"),
+        ],
+        "leakage": [
+            # The training and validation images copied before fit: the same rows in other tensors.
+            _recipe(train="(x_tr.clone(), y_tr.clone())", val="(x_val.clone(), y_val.clone())"),
+            # The validation split carved again in the cell (the same seed carves the same rows), passed as lists.
+            "(xs, ys), (xv, yv) = validation_split(x_train, y_train, size=10_000, seed=0)\n"
+            + _recipe(train="[xs, ys]", val="[xv, yv]"),
         ],
     },
     "confusion-matrix": {
@@ -409,7 +441,7 @@ NOT_TESTED = {
     "train-fashion": {
         "aggregation": "the per-epoch training figures are fit's (coursekit.mnist), and the recipe is the student's "
                        "choice (any that reaches 87%), so history's training figures have no solution's value to be "
-                       "compared with; its test figures are checked against the model itself (provenance).",
+                       "compared with; its validation figures are checked against the model itself (provenance).",
     },
     "confusion-matrix": {
         "device": "the notebook's predictions come back with .cpu(); and torch.bincount, the loop-free answer, "

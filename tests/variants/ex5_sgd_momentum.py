@@ -6,13 +6,13 @@ def _own_loop(train_loss: str, drop_last: bool = False) -> str:
     the lists ``losses`` (batch means) and ``sizes`` (batch sizes)."""
     drop = ", drop_last=True" if drop_last else ""
     return ("from coursekit.mnist import InMemoryBatches, evaluate\n"
-            "def train_recipe(name, train, test, epochs, seed=0, batch_size=64, progress=True):\n"
+            "def train_recipe(name, train, val, epochs, seed=0, batch_size=64, progress=True):\n"
             "    set_seed(seed)\n"
             "    model = MNISTModel().to(device)\n"
             "    optimizer, scheduler = make_recipe(name, model, epochs)\n"
             f"    batches = InMemoryBatches(*train, batch_size=batch_size, generator=torch.Generator().manual_seed(seed){drop})\n"
             "    loss_fn = torch.nn.CrossEntropyLoss()\n"
-            "    history = {'train_loss': [], 'train_acc': [], 'test_loss': [], 'test_acc': []}\n"
+            "    history = {'train_loss': [], 'train_acc': [], 'val_loss': [], 'val_acc': []}\n"
             "    for _ in range(epochs):\n"
             "        model.train()\n"
             "        losses, hits, sizes = [], 0, []\n"
@@ -30,7 +30,7 @@ def _own_loop(train_loss: str, drop_last: bool = False) -> str:
             "            scheduler.step()\n"
             f"        history['train_loss'].append({train_loss})\n"
             "        history['train_acc'].append(hits / sum(sizes))\n"
-            "        for key, value in zip(('test_loss', 'test_acc'), evaluate(model, *test, loss_fn, device)):\n"
+            "        for key, value in zip(('val_loss', 'val_acc'), evaluate(model, *val, loss_fn, device)):\n"
             "            history[key].append(value)\n"
             "    return history\n")
 
@@ -129,80 +129,80 @@ WRONG = {
     ]},
     "train-recipe": {"values": [
         # Scheduler stepped per batch: T_max=epochs then runs out after a few batches. Passes the visible check.
-        "def train_recipe(name, train, test, epochs, seed=0, batch_size=64, progress=True):\n"
+        "def train_recipe(name, train, val, epochs, seed=0, batch_size=64, progress=True):\n"
         "    set_seed(seed)\n"
         "    model = MNISTModel().to(device)\n"
         "    optimizer, scheduler = make_recipe(name, model, epochs)\n"
-        "    return fit(model, train, test, epochs=epochs, optimizer=optimizer, device=device, batch_size=batch_size,\n"
+        "    return fit(model, train, val, epochs=epochs, optimizer=optimizer, device=device, batch_size=batch_size,\n"
         "               seed=seed, scheduler=scheduler, scheduler_per='batch', progress=progress)\n",
         # A hand-written loop that hands the scheduler to train_one_epoch, which steps it per batch.
         "from coursekit.mnist import InMemoryBatches, evaluate, train_one_epoch\n"
-        "def train_recipe(name, train, test, epochs, seed=0, batch_size=64, progress=True):\n"
+        "def train_recipe(name, train, val, epochs, seed=0, batch_size=64, progress=True):\n"
         "    set_seed(seed)\n"
         "    model = MNISTModel().to(device)\n"
         "    optimizer, scheduler = make_recipe(name, model, epochs)\n"
         "    batches = InMemoryBatches(*train, batch_size=batch_size, generator=torch.Generator().manual_seed(seed))\n"
         "    loss_fn = torch.nn.CrossEntropyLoss()\n"
-        "    history = {'train_loss': [], 'train_acc': [], 'test_loss': [], 'test_acc': []}\n"
+        "    history = {'train_loss': [], 'train_acc': [], 'val_loss': [], 'val_acc': []}\n"
         "    for _ in range(epochs):\n"
         "        tr = train_one_epoch(model, batches, optimizer, loss_fn, device, scheduler)\n"
-        "        te = evaluate(model, *test, loss_fn, device)\n"
+        "        te = evaluate(model, *val, loss_fn, device)\n"
         "        for key, value in zip(history, tr + te):\n"
         "            history[key].append(value)\n"
         "    return history\n",
         # The scheduler is built but never given to fit: the learning rate stays at 0.01.
-        "def train_recipe(name, train, test, epochs, seed=0, batch_size=64, progress=True):\n"
+        "def train_recipe(name, train, val, epochs, seed=0, batch_size=64, progress=True):\n"
         "    set_seed(seed)\n"
         "    model = MNISTModel().to(device)\n"
         "    optimizer, scheduler = make_recipe(name, model, epochs)\n"
-        "    return fit(model, train, test, epochs=epochs, optimizer=optimizer, device=device, batch_size=batch_size,\n"
+        "    return fit(model, train, val, epochs=epochs, optimizer=optimizer, device=device, batch_size=batch_size,\n"
         "               seed=seed, progress=progress)\n",
         # The recipe built for 10 epochs whatever the run's length.
-        "def train_recipe(name, train, test, epochs, seed=0, batch_size=64, progress=True):\n"
+        "def train_recipe(name, train, val, epochs, seed=0, batch_size=64, progress=True):\n"
         "    set_seed(seed)\n"
         "    model = MNISTModel().to(device)\n"
         "    optimizer, scheduler = make_recipe(name, model, 10)\n"
-        "    return fit(model, train, test, epochs=epochs, optimizer=optimizer, device=device, batch_size=batch_size,\n"
+        "    return fit(model, train, val, epochs=epochs, optimizer=optimizer, device=device, batch_size=batch_size,\n"
         "               seed=seed, scheduler=scheduler, progress=progress)\n",
     ], "randomness": [
         # Seeded after the model is built: every run starts from different weights.
-        "def train_recipe(name, train, test, epochs, seed=0, batch_size=64, progress=True):\n"
+        "def train_recipe(name, train, val, epochs, seed=0, batch_size=64, progress=True):\n"
         "    model = MNISTModel().to(device)\n"
         "    set_seed(seed)\n"
         "    optimizer, scheduler = make_recipe(name, model, epochs)\n"
-        "    return fit(model, train, test, epochs=epochs, optimizer=optimizer, device=device, batch_size=batch_size,\n"
+        "    return fit(model, train, val, epochs=epochs, optimizer=optimizer, device=device, batch_size=batch_size,\n"
         "               seed=seed, scheduler=scheduler, progress=progress)\n",
         # fit without seed=seed: every run shuffles its batches in fit's default order (seed 0).
-        "def train_recipe(name, train, test, epochs, seed=0, batch_size=64, progress=True):\n"
+        "def train_recipe(name, train, val, epochs, seed=0, batch_size=64, progress=True):\n"
         "    set_seed(seed)\n"
         "    model = MNISTModel().to(device)\n"
         "    optimizer, scheduler = make_recipe(name, model, epochs)\n"
-        "    return fit(model, train, test, epochs=epochs, optimizer=optimizer, device=device, batch_size=batch_size,\n"
+        "    return fit(model, train, val, epochs=epochs, optimizer=optimizer, device=device, batch_size=batch_size,\n"
         "               scheduler=scheduler, progress=progress)\n",
         # A hand-written loop whose batches shuffle with the global generator (no generator=...): not the seed's order.
         "from coursekit.mnist import InMemoryBatches, evaluate, train_one_epoch\n"
-        "def train_recipe(name, train, test, epochs, seed=0, batch_size=64, progress=True):\n"
+        "def train_recipe(name, train, val, epochs, seed=0, batch_size=64, progress=True):\n"
         "    set_seed(seed)\n"
         "    model = MNISTModel().to(device)\n"
         "    optimizer, scheduler = make_recipe(name, model, epochs)\n"
         "    batches = InMemoryBatches(*train, batch_size=batch_size)\n"
         "    loss_fn = torch.nn.CrossEntropyLoss()\n"
-        "    history = {'train_loss': [], 'train_acc': [], 'test_loss': [], 'test_acc': []}\n"
+        "    history = {'train_loss': [], 'train_acc': [], 'val_loss': [], 'val_acc': []}\n"
         "    for _ in range(epochs):\n"
         "        tr = train_one_epoch(model, batches, optimizer, loss_fn, device)\n"
         "        if scheduler is not None:\n            scheduler.step()\n"
-        "        te = evaluate(model, *test, loss_fn, device)\n"
+        "        te = evaluate(model, *val, loss_fn, device)\n"
         "        for key, value in zip(history, tr + te):\n"
         "            history[key].append(value)\n"
         "    return history\n",
     ], "device": [
         # Chooses its own device inside the function instead of using the notebook's `device`.
-        "def train_recipe(name, train, test, epochs, seed=0, batch_size=64, progress=True):\n"
+        "def train_recipe(name, train, val, epochs, seed=0, batch_size=64, progress=True):\n"
         "    set_seed(seed)\n"
         "    dev = torch.device('cuda' if torch.cuda.is_available() else 'cpu')\n"
         "    model = MNISTModel().to(dev)\n"
         "    optimizer, scheduler = make_recipe(name, model, epochs)\n"
-        "    return fit(model, train, test, epochs=epochs, optimizer=optimizer, device=dev, batch_size=batch_size,\n"
+        "    return fit(model, train, val, epochs=epochs, optimizer=optimizer, device=dev, batch_size=batch_size,\n"
         "               seed=seed, scheduler=scheduler, progress=progress)\n",
     ], "aggregation": [
         # A loop of its own whose training loss is the sum of the batch losses, not their mean.
@@ -212,48 +212,72 @@ WRONG = {
         # A loop of its own over batches with drop_last=True: the last, smaller batch is never trained on or counted.
         _own_loop('sum(l * n for l, n in zip(losses, sizes)) / sum(sizes)', drop_last=True),
     ], "provenance": [
-        # The "test" figures measured on the training data it was given.
-        "def train_recipe(name, train, test, epochs, seed=0, batch_size=64, progress=True):\n"
+        # The validation figures measured on the training data it was given.
+        "def train_recipe(name, train, val, epochs, seed=0, batch_size=64, progress=True):\n"
         "    set_seed(seed)\n"
         "    model = MNISTModel().to(device)\n"
         "    optimizer, scheduler = make_recipe(name, model, epochs)\n"
         "    return fit(model, train, train, epochs=epochs, optimizer=optimizer, device=device, batch_size=batch_size,\n"
         "               seed=seed, scheduler=scheduler, progress=progress)\n",
-        # The notebook's whole test set instead of the `test` it was given: right for the notebook's own runs only.
-        "def train_recipe(name, train, test, epochs, seed=0, batch_size=64, progress=True):\n"
+        # The notebook's whole validation set instead of the `val` it was given: right for the notebook's own runs only.
+        "def train_recipe(name, train, val, epochs, seed=0, batch_size=64, progress=True):\n"
         "    set_seed(seed)\n"
         "    model = MNISTModel().to(device)\n"
         "    optimizer, scheduler = make_recipe(name, model, epochs)\n"
-        "    return fit(model, train, (x_test, y_test), epochs=epochs, optimizer=optimizer, device=device,\n"
+        "    return fit(model, train, (x_val, y_val), epochs=epochs, optimizer=optimizer, device=device,\n"
         "               batch_size=batch_size, seed=seed, scheduler=scheduler, progress=progress)\n",
+    ], "leakage": [
+        # The validation images added to the training data ("more data"): the figures it is chosen on measure images
+        # it learned.
+        "def train_recipe(name, train, val, epochs, seed=0, batch_size=64, progress=True):\n"
+        "    set_seed(seed)\n"
+        "    model = MNISTModel().to(device)\n"
+        "    optimizer, scheduler = make_recipe(name, model, epochs)\n"
+        "    both = torch.cat([train[0], val[0]]), torch.cat([train[1], val[1]])\n"
+        "    return fit(model, both, val, epochs=epochs, optimizer=optimizer, device=device, batch_size=batch_size,\n"
+        "               seed=seed, scheduler=scheduler, progress=progress)\n",
+        # The notebook's whole training file instead of the `train` it was given: the validation images are in it.
+        "def train_recipe(name, train, val, epochs, seed=0, batch_size=64, progress=True):\n"
+        "    set_seed(seed)\n"
+        "    model = MNISTModel().to(device)\n"
+        "    optimizer, scheduler = make_recipe(name, model, epochs)\n"
+        "    return fit(model, (x_train, y_train), val, epochs=epochs, optimizer=optimizer, device=device,\n"
+        "               batch_size=batch_size, seed=seed, scheduler=scheduler, progress=progress)\n",
+        # The two swapped: trained on the validation data, measured on the training data.
+        "def train_recipe(name, train, val, epochs, seed=0, batch_size=64, progress=True):\n"
+        "    set_seed(seed)\n"
+        "    model = MNISTModel().to(device)\n"
+        "    optimizer, scheduler = make_recipe(name, model, epochs)\n"
+        "    return fit(model, val, train, epochs=epochs, optimizer=optimizer, device=device, batch_size=batch_size,\n"
+        "               seed=seed, scheduler=scheduler, progress=progress)\n",
     ]},
     "first-epoch-reaching": {"boundaries": [
         # < for <=: the loop stops one epoch early, so a target first reached at the last epoch is missed.
         "def first_epoch_reaching(history, target):\n"
-        "    accs = history['test_acc']\n"
+        "    accs = history['val_acc']\n"
         "    for k in range(len(accs) - 1):\n        if accs[k] >= target:\n            return k + 1\n"
         "    return None\n",
         # Rules out "never" with max() first: a history of no epochs raises instead of giving None.
         "def first_epoch_reaching(history, target):\n"
-        "    accs = history['test_acc']\n"
+        "    accs = history['val_acc']\n"
         "    if max(accs) < target:\n        return None\n"
         "    return next(k + 1 for k, acc in enumerate(accs) if acc >= target)\n",
     ], "values": [
         # Counts epochs from 0.
         "def first_epoch_reaching(history, target):\n"
-        "    for k, acc in enumerate(history['test_acc']):\n        if acc >= target:\n            return k\n"
+        "    for k, acc in enumerate(history['val_acc']):\n        if acc >= target:\n            return k\n"
         "    return None\n",
         # Strictly above the target: passes the visible check.
         "def first_epoch_reaching(history, target):\n"
-        "    for k, acc in enumerate(history['test_acc'], start=1):\n        if acc > target:\n            return k\n"
+        "    for k, acc in enumerate(history['val_acc'], start=1):\n        if acc > target:\n            return k\n"
         "    return None\n",
         # -1 for "never": passes the visible check.
         "def first_epoch_reaching(history, target):\n"
-        "    for k, acc in enumerate(history['test_acc'], start=1):\n        if acc >= target:\n            return k\n"
+        "    for k, acc in enumerate(history['val_acc'], start=1):\n        if acc >= target:\n            return k\n"
         "    return -1\n",
         # The epoch of the best accuracy, not the first one at the target: passes the visible check.
         "def first_epoch_reaching(history, target):\n"
-        "    accs = history['test_acc']\n"
+        "    accs = history['val_acc']\n"
         "    best = max(range(len(accs)), key=lambda k: accs[k])\n"
         "    return best + 1 if accs[best] >= target else None\n",
     ], "provenance": [
@@ -261,6 +285,19 @@ WRONG = {
         "def first_epoch_reaching(history, target):\n"
         "    for k, acc in enumerate(history['train_acc'], start=1):\n        if acc >= target:\n            return k\n"
         "    return None\n",
+    ], "leakage": [
+        # Reads the test accuracy: an epoch chosen on the test set.
+        "def first_epoch_reaching(history, target):\n"
+        "    for k, acc in enumerate(history['test_acc'], start=1):\n        if acc >= target:\n            return k\n"
+        "    return None\n",
+        # The test figures preferred when a history has them.
+        "def first_epoch_reaching(history, target):\n"
+        "    accs = history.get('test_acc') or history['val_acc']\n"
+        "    return next((k + 1 for k, acc in enumerate(accs) if acc >= target), None)\n",
+        # The two held-out figures averaged, "to be safe": the test set still decides.
+        "def first_epoch_reaching(history, target):\n"
+        "    accs = [(v + t) / 2 for v, t in zip(history['val_acc'], history.get('test_acc', history['val_acc']))]\n"
+        "    return next((k + 1 for k, acc in enumerate(accs) if acc >= target), None)\n",
     ]},
 }
 
@@ -311,71 +348,98 @@ RIGHT = {
     "train-recipe": {"values": [
         # A hand-written loop that steps the scheduler after each epoch.
         "from coursekit.mnist import InMemoryBatches, evaluate, train_one_epoch\n"
-        "def train_recipe(name, train, test, epochs, seed=0, batch_size=64, progress=True):\n"
+        "def train_recipe(name, train, val, epochs, seed=0, batch_size=64, progress=True):\n"
         "    set_seed(seed)\n"
         "    model = MNISTModel().to(device)\n"
         "    optimizer, scheduler = make_recipe(name, model, epochs)\n"
         "    batches = InMemoryBatches(*train, batch_size=batch_size, generator=torch.Generator().manual_seed(seed))\n"
         "    loss_fn = torch.nn.CrossEntropyLoss()\n"
-        "    history = {'train_loss': [], 'train_acc': [], 'test_loss': [], 'test_acc': []}\n"
+        "    history = {'train_loss': [], 'train_acc': [], 'val_loss': [], 'val_acc': []}\n"
         "    for _ in range(epochs):\n"
         "        tr = train_one_epoch(model, batches, optimizer, loss_fn, device)\n"
         "        if scheduler is not None:\n            scheduler.step()\n"
-        "        te = evaluate(model, *test, loss_fn, device)\n"
+        "        te = evaluate(model, *val, loss_fn, device)\n"
         "        for key, value in zip(history, tr + te):\n"
         "            history[key].append(value)\n"
         "    return history\n",
     ], "device": [
         # fit's default scheduler_per is 'epoch'; the model is moved after the recipe is built.
-        "def train_recipe(name, train, test, epochs, seed=0, batch_size=64, progress=True):\n"
+        "def train_recipe(name, train, val, epochs, seed=0, batch_size=64, progress=True):\n"
         "    set_seed(seed)\n"
         "    model = MNISTModel()\n"
         "    optimizer, scheduler = make_recipe(name, model, epochs)\n"
         "    model.to(device)\n"
-        "    return fit(model, train, test, epochs=epochs, optimizer=optimizer, device=device,\n"
+        "    return fit(model, train, val, epochs=epochs, optimizer=optimizer, device=device,\n"
         "               batch_size=batch_size, seed=seed, scheduler=scheduler, progress=progress)\n",
     ], "randomness": [
         # torch.manual_seed(seed) does what set_seed(seed) does for this run.
-        "def train_recipe(name, train, test, epochs, seed=0, batch_size=64, progress=True):\n"
+        "def train_recipe(name, train, val, epochs, seed=0, batch_size=64, progress=True):\n"
         "    torch.manual_seed(seed)\n"
         "    model = MNISTModel().to(device)\n"
         "    optimizer, scheduler = make_recipe(name, model, epochs)\n"
-        "    return fit(model, train, test, epochs=epochs, optimizer=optimizer, device=device, batch_size=batch_size,\n"
+        "    return fit(model, train, val, epochs=epochs, optimizer=optimizer, device=device, batch_size=batch_size,\n"
         "               seed=seed, scheduler=scheduler, scheduler_per='epoch', progress=progress)\n",
     ], "aggregation": [
         # A loop of its own that weighs each batch's mean loss by its size, in Python floats.
         _own_loop('sum(l * n for l, n in zip(losses, sizes)) / sum(sizes)'),
-    ], "provenance": [
-        # The test data taken apart and passed again, by keyword.
-        "def train_recipe(name, train, test, epochs, seed=0, batch_size=64, progress=True):\n"
+    ], "leakage": [
+        # The training and validation data copied (on the device) before fit: the same rows.
+        "def train_recipe(name, train, val, epochs, seed=0, batch_size=64, progress=True):\n"
         "    set_seed(seed)\n"
         "    model = MNISTModel().to(device)\n"
         "    optimizer, scheduler = make_recipe(name, model, epochs)\n"
-        "    x_eval, y_eval = test\n"
-        "    return fit(model, train=train, test=(x_eval, y_eval), epochs=epochs, optimizer=optimizer, device=device,\n"
+        "    train = tuple(t.to(device).clone() for t in train)\n"
+        "    val = tuple(t.to(device).clone() for t in val)\n"
+        "    return fit(model, train, val, epochs=epochs, optimizer=optimizer, device=device, batch_size=batch_size,\n"
+        "               seed=seed, scheduler=scheduler, progress=progress)\n",
+        # The pairs handed on as lists, the keyword arguments in another order.
+        "def train_recipe(name, train, val, epochs, seed=0, batch_size=64, progress=True):\n"
+        "    set_seed(seed)\n"
+        "    model = MNISTModel().to(device)\n"
+        "    optimizer, scheduler = make_recipe(name, model, epochs)\n"
+        "    return fit(model, list(train), list(val), seed=seed, batch_size=batch_size, epochs=epochs, device=device,\n"
+        "               optimizer=optimizer, scheduler_per='epoch', scheduler=scheduler, progress=progress)\n",
+    ], "provenance": [
+        # The validation data taken apart and passed again, by keyword.
+        "def train_recipe(name, train, val, epochs, seed=0, batch_size=64, progress=True):\n"
+        "    set_seed(seed)\n"
+        "    model = MNISTModel().to(device)\n"
+        "    optimizer, scheduler = make_recipe(name, model, epochs)\n"
+        "    x_eval, y_eval = val\n"
+        "    return fit(model, train=train, val=(x_eval, y_eval), epochs=epochs, optimizer=optimizer, device=device,\n"
         "               batch_size=batch_size, seed=seed, scheduler=scheduler, progress=progress)\n",
     ]},
     "first-epoch-reaching": {"boundaries": [
         # An index loop over every epoch, 1 to len inclusive; the answer a NumPy integer.
         "import numpy as np\n"
         "def first_epoch_reaching(history, target):\n"
-        "    hits = np.flatnonzero(np.asarray(history['test_acc'], dtype=np.float64) >= target)\n"
+        "    hits = np.flatnonzero(np.asarray(history['val_acc'], dtype=np.float64) >= target)\n"
         "    return hits[0] + 1 if hits.size else None\n",
         # A loop over the epoch numbers 1 to len inclusive, falling off the end (None) when none reaches the target.
         "def first_epoch_reaching(history, target):\n"
-        "    accs = history['test_acc']\n"
+        "    accs = history['val_acc']\n"
         "    for epoch in range(1, len(accs) + 1):\n        if accs[epoch - 1] >= target:\n            return epoch\n",
     ], "provenance": [
-        # The test accuracies taken by key first, then paired with their epoch numbers.
+        # The validation accuracies taken by key first, then paired with their epoch numbers.
         "def first_epoch_reaching(history, target):\n"
-        "    test_acc = history['test_acc']\n"
-        "    reached = [epoch for epoch, acc in zip(range(1, len(test_acc) + 1), test_acc) if acc >= target]\n"
+        "    val_acc = history['val_acc']\n"
+        "    reached = [epoch for epoch, acc in zip(range(1, len(val_acc) + 1), val_acc) if acc >= target]\n"
         "    return reached[0] if reached else None\n",
+    ], "leakage": [
+        # Only the validation figures looked at, by name, whatever else the history holds.
+        "def first_epoch_reaching(history, target):\n"
+        "    validation = {key: history[key] for key in history if key.startswith('val_')}\n"
+        "    for epoch, acc in enumerate(validation['val_acc'], start=1):\n        if acc >= target:\n            return epoch\n"
+        "    return None\n",
+        # A pandas-free table: epochs and validation accuracies zipped, filtered.
+        "def first_epoch_reaching(history, target):\n"
+        "    rows = list(zip(range(1, len(history['val_acc']) + 1), history['val_acc']))\n"
+        "    return min((epoch for epoch, acc in rows if acc >= target), default=None)\n",
     ], "values": [
         "def first_epoch_reaching(history, target):\n"
-        "    return next((k + 1 for k, acc in enumerate(history['test_acc']) if acc >= target), None)\n",
+        "    return next((k + 1 for k, acc in enumerate(history['val_acc']) if acc >= target), None)\n",
         "def first_epoch_reaching(history, target):\n"
-        "    hits = (torch.tensor(history['test_acc'], dtype=torch.float64) >= target).nonzero()\n"
+        "    hits = (torch.tensor(history['val_acc'], dtype=torch.float64) >= target).nonzero()\n"
         "    return int(hits[0, 0]) + 1 if len(hits) else None\n",
     ]},
 }

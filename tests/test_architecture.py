@@ -23,7 +23,7 @@ ROOMS = ["core", "grading", "scale", "classroom", "authoring"]          # bottom
 TOP = {"cli", "__main__", "__init__"}
 EXPECTED = {
     "core": {"settings", "course", "notebooks", "regions", "processes", "inert"},
-    "grading": {"intake", "compose", "job", "sandbox", "kernel_guard", "execute", "runner", "reference", "rules",
+    "grading": {"assignment", "intake", "compose", "job", "sandbox", "kernel_guard", "execute", "runner", "reference", "rules",
                 "verdicts", "integrity", "scoring", "feedback", "results", "submission"},
     "scale": {"grade", "timings", "progress", "shards", "shard_results", "merge", "cluster", "estimate", "slurm",
               "kubernetes"},

@@ -512,10 +512,10 @@ def test_a_submission_that_cannot_be_recorded_is_named_and_the_rest_are_recorded
     nbc = nbgrader_course.load(_instructor(tmp_path / "instructor", tmp_path / "exchange"))
     real = gradebook._formgrader_copy
 
-    def fails_for_ben(nbc_, result, submitted):
+    def fails_for_ben(nbc_, result, submitted, task):
         if result.student == "ben":
             raise KeyError("grade_id")   # what nbgrader's OverwriteCells raised on an odd notebook
-        return real(nbc_, result, submitted)
+        return real(nbc_, result, submitted, task)
 
     monkeypatch.setattr(gradebook, "_formgrader_copy", fails_for_ben)
     results = _results(students)

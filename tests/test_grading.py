@@ -31,7 +31,7 @@ import pytest
 
 from autograder.authoring.variants import local_reference
 from autograder.core import course, notebooks, regions
-from autograder.grading import compose, scoring
+from autograder.grading import assignment, compose, scoring
 from autograder.scale import timings
 from autograder.scale.grade import grade, job_folder
 from autograder.grading.sandbox import unavailable_reason
@@ -102,10 +102,26 @@ def graded(request, tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def tampered(tmp_path_factory):
+    """A tamperer and a classmate who handed in the lesson untouched, graded in this process; every file the grader
+    opened is counted (``opened``), so that a test can check how often it read the course's notebooks."""
+    import builtins
+    import io
+    from unittest import mock
+
     submissions, out = tmp_path_factory.mktemp("tampered"), tmp_path_factory.mktemp("tampered-out")
     notebooks.write(_tampered_copy(), submissions / "tamperer" / "01_tensors" / "01_tensors.ipynb")
-    results = grade(submissions, out, runner="cpu", unsafe_no_sandbox=unavailable_reason() is not None)
-    return out, {(r.student, r.assignment): r for r in results}
+    notebooks.write(notebooks.read(course.lesson_notebook("01_tensors")), submissions / "classmate" / "01_tensors" / "01_tensors.ipynb")
+    opened: list[str] = []
+    real_open = builtins.open
+
+    def counting_open(file, *args, **kwargs):
+        if isinstance(file, (str, os.PathLike)):
+            opened.append(os.path.realpath(file))
+        return real_open(file, *args, **kwargs)
+
+    with mock.patch.object(builtins, "open", counting_open), mock.patch.object(io, "open", counting_open):
+        results = grade(submissions, out, runner="cpu", unsafe_no_sandbox=unavailable_reason() is not None)
+    return out, {(r.student, r.assignment): r for r in results}, opened
 
 
 def _cells(out: Path) -> dict[tuple[str, str], dict[str, tuple[float, float]]]:
@@ -136,8 +152,9 @@ def _code(plan: compose.Plan) -> list[str]:
 @pytest.mark.parametrize("name", NAMES)
 def test_a_complete_copy_composes_to_the_reference_program(name):
     """What a complete submission runs is what the reference run runs: so the reference run stands for it."""
-    submitted = compose.build(student_copy(name), name)
-    reference_plan = compose.build(notebooks.read(course.solution_notebook(name)), name)
+    task = assignment.load(name)
+    submitted = compose.build(student_copy(name), task)
+    reference_plan = compose.build(notebooks.read(course.solution_notebook(name)), task)
     assert not submitted.flags and not submitted.notes, f"{name}: {submitted.flags} {submitted.notes}"
     assert [(s.grade_id, s.points, s.gpu) for s in submitted.tests] == [(s.grade_id, s.points, s.gpu) for s in reference_plan.tests]
     mine, theirs = _code(submitted), _code(reference_plan)
@@ -233,7 +250,7 @@ def test_feedback_never_shows_hidden_tests(graded, name):
     out, _, _ = graded
     source = notebooks.read(course.solution_notebook(name))
     visible = "\n".join(regions.visible(c.source)[0] for c in source.cells)
-    hidden = [line for line in compose.hidden_lines(name, min_length=12) if line not in visible]
+    hidden = [line for line in assignment.load(name).hidden_lines(min_length=12) if line not in visible]
     assert hidden, f"{name}: expected hidden tests to look for"
     for student in students(name):
         page = out / "feedback" / student / f"{name}.html"
@@ -244,8 +261,17 @@ def test_feedback_never_shows_hidden_tests(graded, name):
         assert not shown, f"{student}/{name} feedback shows hidden test lines: {shown[:2]}"
 
 
+def test_one_grading_run_reads_the_solution_and_the_lesson_once(tampered):
+    """Two submissions, one read of each notebook of the course (grading/assignment.py): every stage is handed the
+    same Assignment."""
+    _, results, opened = tampered
+    assert len(results) == 2
+    for path in (course.solution_notebook("01_tensors"), course.lesson_notebook("01_tensors")):
+        assert opened.count(os.path.realpath(path)) == 1, f"{path.name} was opened {opened.count(os.path.realpath(path))} times"
+
+
 def test_deleted_or_emptied_test_cells_are_restored(tampered):
-    out, results = tampered
+    out, results, _ = tampered
     cells = _cells(out)[("tamperer", "01_tensors")]
     assert cells["make-grid-tests"] == (0.0, 2.0), "an emptied test cell must be replaced by the real one"
     assert cells["flatten-images-tests"] == (0.0, 2.0), "a deleted test cell must be restored and run"

@@ -15,13 +15,14 @@ import torch
 
 from autograder.core import course, notebooks, regions
 from autograder.core.settings import FAILED, INVALID, MISSING, NEEDS_GPU, NOT_RUN, NOT_SUBMITTED, PARTIAL, PASSED
-from autograder.grading import compose, feedback, intake, sandbox, scoring, verdicts
-from autograder.grading.job import Limits
+from autograder.grading import assignment, compose, feedback, intake, sandbox, scoring, verdicts
+from autograder.grading.job import Limits, RunReport
 from autograder.grading.results import SubmissionResult, safe_field, write_csvs
 from coursekit import hidden
 from submission_factory import student_copy
 
 NAME = "01_tensors"
+TASK = assignment.load(NAME)
 
 
 # --- intake ------------------------------------------------------------------------------------
@@ -35,7 +36,7 @@ def _folder(tmp_path, name="s"):
 def test_intake_reads_a_regular_notebook(tmp_path):
     folder = _folder(tmp_path)
     notebooks.write(student_copy(NAME), folder / f"{NAME}.ipynb")
-    assert isinstance(intake.read_submission(folder, NAME), nbformat.NotebookNode)
+    assert isinstance(intake.read_submission(folder, TASK), nbformat.NotebookNode)
 
 
 def test_intake_refuses_links_without_quoting_their_target(tmp_path):
@@ -43,25 +44,25 @@ def test_intake_refuses_links_without_quoting_their_target(tmp_path):
     secret = tmp_path / "secret.txt"
     secret.write_text("TOP-SECRET-CONTENT", encoding="utf-8")
     os.symlink(secret, folder / f"{NAME}.ipynb")
-    refusal = intake.read_submission(folder, NAME)
+    refusal = intake.read_submission(folder, TASK)
     assert refusal.status == INVALID and "symbolic link" in refusal.reason and "TOP-SECRET" not in refusal.reason
     linked = tmp_path / "t" / NAME
     linked.parent.mkdir()
     os.symlink(folder, linked)
-    assert intake.read_submission(linked, NAME).status == INVALID
+    assert intake.read_submission(linked, TASK).status == INVALID
 
 
 def test_intake_explains_missing_and_broken_notebooks(tmp_path):
     folder = _folder(tmp_path)
     (folder / "other.ipynb").write_text("{}", encoding="utf-8")
-    missing = intake.read_submission(folder, NAME)
+    missing = intake.read_submission(folder, TASK)
     assert missing.status == MISSING and "other.ipynb" in missing.reason
     (folder / f"{NAME}.ipynb").write_text('{"cells": [ "SECRET-BYTES', encoding="utf-8")
-    broken = intake.read_submission(folder, NAME)
+    broken = intake.read_submission(folder, TASK)
     assert broken.status == INVALID and "not valid JSON" in broken.reason and "SECRET" not in broken.reason
     (folder / f"{NAME}.ipynb").write_text('{"hello": 1}', encoding="utf-8")
-    assert intake.read_submission(folder, NAME).status == INVALID
-    assert intake.read_submission(tmp_path / "nobody" / NAME, NAME).status == NOT_SUBMITTED
+    assert intake.read_submission(folder, TASK).status == INVALID
+    assert intake.read_submission(tmp_path / "nobody" / NAME, TASK).status == NOT_SUBMITTED
 
 
 def test_every_folder_is_a_student_whatever_its_name(tmp_path):
@@ -81,7 +82,7 @@ def test_the_box_gets_the_notebook_and_nothing_else_unless_declared(tmp_path, mo
     (folder / "ipykernel_launcher.py").write_text("print('runs before the kernel')", encoding="utf-8")
     (folder / "weights.pt").write_bytes(b"\0" * 16)
     os.symlink("/etc/passwd", folder / "passwd")
-    files, notes = intake.box_files(folder, NAME, intake.read_submission(folder, NAME))
+    files, notes = intake.box_files(folder, NAME, intake.read_submission(folder, TASK))
     assert list(files) == [f"{NAME}.ipynb"] and not notes
     assert nbformat.reads(files[f"{NAME}.ipynb"].decode(), as_version=4).cells[0].source == nb.cells[0].source
     monkeypatch.setattr(course, "submission_files", lambda name: ["weights.pt", "passwd", "absent.csv"])
@@ -113,7 +114,7 @@ def _ids(plan) -> list[str]:
 
 def test_compose_puts_back_the_real_tests_with_the_guard_and_the_hidden_begin_line():
     nb = student_copy(NAME, replace={"make-grid-tests": "print('all good')"})
-    plan = compose.build(nb, NAME)
+    plan = compose.build(nb, TASK)
     assert [s.grade_id for s in plan.tests] == [g for g in _ids(plan) if g.endswith("-tests")]
     slot = plan.tests[0]
     source = plan.nb.cells[slot.index].source
@@ -122,7 +123,7 @@ def test_compose_puts_back_the_real_tests_with_the_guard_and_the_hidden_begin_li
     assert regions.visible(_source_test("make-grid-tests"))[0].split("# (hidden")[0].strip() in source
     assert any("edited a locked test cell (make-grid-tests" in f for f in plan.flags)
     assert len({s.nonce for s in plan.tests}) == len(plan.tests), "one nonce per test cell"
-    assert compose.build(nb, NAME).tests[0].nonce != slot.nonce, "nonces are new for every grading"
+    assert compose.build(nb, TASK).tests[0].nonce != slot.nonce, "nonces are new for every grading"
     assert set(plan.visible) == {s.grade_id for s in plan.tests} and "hidden." not in plan.visible[slot.grade_id]
 
 
@@ -139,13 +140,13 @@ def test_grader_blocks_never_reach_the_kernel():
 
 def test_compose_matches_cells_whose_metadata_another_editor_stripped():
     nb = student_copy(NAME)
-    expected = _ids(compose.build(nb, NAME))
+    expected = _ids(compose.build(nb, TASK))
     for cell in nb.cells:
         cell.metadata.pop("nbgrader", None)
-    assert _ids(compose.build(copy.deepcopy(nb), NAME)) == expected  # by cell id
+    assert _ids(compose.build(copy.deepcopy(nb), TASK)) == expected  # by cell id
     for cell in nb.cells:
         cell.pop("id", None)
-    plan = compose.build(nb, NAME)  # by content and order
+    plan = compose.build(nb, TASK)  # by content and order
     assert _ids(plan) == expected and not plan.flags and "matched to the lesson" in plan.notes[0]
 
 
@@ -153,7 +154,7 @@ def test_compose_drops_a_duplicated_locked_cell_and_restores_a_deleted_one():
     nb = student_copy(NAME, drop=("flatten-images-tests",))
     index = next(i for i, c in enumerate(nb.cells) if notebooks.grading(c).get("grade_id") == "make-grid-tests")
     nb.cells.insert(index + 1, copy.deepcopy(nb.cells[index]))
-    plan = compose.build(nb, NAME)
+    plan = compose.build(nb, TASK)
     ids = _ids(plan)
     assert ids.count("make-grid-tests") == 1 and ids.count("flatten-images-tests") == 1
     assert ids.index("flatten-images") < ids.index("flatten-images-tests") < ids.index("channels-last")
@@ -165,7 +166,7 @@ def test_a_student_cell_cannot_pose_as_a_test_cell():
     fake = nbformat.v4.new_code_cell("print('I am a test')")
     fake.metadata["nbgrader"] = {"grade": True, "solution": False, "grade_id": "my-own-tests", "points": 100, "locked": True}
     nb.cells.insert(3, fake)
-    plan = compose.build(nb, NAME)
+    plan = compose.build(nb, TASK)
     assert "my-own-tests" not in [s.grade_id for s in plan.tests] and sum(s.points for s in plan.tests) == 10
     assert "nbgrader" not in plan.nb.cells[3].metadata
 
@@ -208,11 +209,11 @@ def _executed(plan, *, skip=(), fail=(), wrong=(), silent=(), found=None, unrepo
     last = plan.tests[-1].grade_id
     if last not in skip and last not in silent and last not in fail:
         channel.append(_record(last, "modes", [last in observed_wrong], kind="observation"))
-    return nb, {"stopped": None, "channel": channel}
+    return nb, RunReport(channel=channel)
 
 
 def _score(plan, nb, report, runner="cpu"):
-    checks = verdicts.judge(_reference(plan), report["channel"])
+    checks = verdicts.judge(_reference(plan), report.channel)
     return scoring.score(plan, nb, report, runner, checks), checks
 
 
@@ -221,14 +222,14 @@ def _statuses(outcome):
 
 
 def test_a_clean_run_scores_every_point_and_stderr_costs_nothing():
-    plan = compose.build(student_copy(NAME), NAME)
+    plan = compose.build(student_copy(NAME), TASK)
     outcome, _ = _score(plan, *_executed(plan))
     assert all(status == PASSED for _, status in _statuses(outcome).values()) and not outcome.flags
     assert sum(c.score for c in outcome.cells) == 10
 
 
 def test_a_wrong_value_a_missing_record_or_an_error_costs_the_cell():
-    plan = compose.build(student_copy(NAME), NAME)
+    plan = compose.build(student_copy(NAME), TASK)
     nb, report = _executed(plan, wrong=("make-grid-tests",), silent=("rows-mean-above-tests",), fail=("flatten-images-tests",))
     got = _statuses(_score(plan, nb, report)[0])
     assert got["make-grid-tests"] == got["rows-mean-above-tests"] == got["flatten-images-tests"] == (0.0, FAILED)
@@ -236,14 +237,14 @@ def test_a_wrong_value_a_missing_record_or_an_error_costs_the_cell():
 
 
 def test_a_wrong_observation_costs_its_share_only():
-    plan = compose.build(student_copy(NAME), NAME)
+    plan = compose.build(student_copy(NAME), TASK)
     last = plan.tests[-1].grade_id
     got = _statuses(_score(plan, *_executed(plan, observed_wrong=(last,)))[0])
     assert got[last] == (1.5, PARTIAL) and sum(score for score, _ in got.values()) == 9.5
 
 
 def test_the_guard_only_decides_whether_observations_are_trusted():
-    plan = compose.build(student_copy(NAME), NAME)
+    plan = compose.build(student_copy(NAME), TASK)
     last = plan.tests[-1].grade_id
     nb, report = _executed(plan, found={last: [["input transformer", "_keep_ends"]],
                                         "flatten-images-tests": [["function replaced", "torch.allclose"]]},
@@ -259,7 +260,7 @@ def test_the_guard_only_decides_whether_observations_are_trusted():
 
 def test_unrun_cells_and_gpu_cells_on_a_cpu_runner():
     nb_student = student_copy("08_mnist_mlp")
-    plan = compose.build(nb_student, "08_mnist_mlp")
+    plan = compose.build(nb_student, assignment.load("08_mnist_mlp"))
     gpu = [s.grade_id for s in plan.tests if s.gpu]
     assert gpu == ["train-gpu-tests"]
     nb, report = _executed(plan, skip=("train-mnist-tests",))
@@ -272,7 +273,7 @@ def test_unrun_cells_and_gpu_cells_on_a_cpu_runner():
 
 
 def test_scores_never_exceed_a_cells_points_and_nothing_the_kernel_prints_is_a_score():
-    plan = compose.build(student_copy(NAME), NAME)
+    plan = compose.build(student_copy(NAME), TASK)
     nb, report = _executed(plan, wrong=tuple(s.grade_id for s in plan.tests))
     for slot in plan.tests:  # a number left as a cell's value is nbgrader's partial credit; never here
         nb.cells[slot.index].outputs.append(nbformat.v4.new_output("execute_result", data={"text/plain": "5000"}))
@@ -282,9 +283,9 @@ def test_scores_never_exceed_a_cells_points_and_nothing_the_kernel_prints_is_a_s
 # --- feedback ------------------------------------------------------------------------------------
 
 def test_feedback_shows_the_graders_words_no_later_output_and_runs_no_script():
-    plan = compose.build(student_copy(NAME), NAME)
+    plan = compose.build(student_copy(NAME), TASK)
     nb, report = _executed(plan, wrong=("make-grid-tests",))
-    hidden_source = compose.hidden_lines(NAME)
+    hidden_source = TASK.hidden_lines()
     first = plan.tests[0].index
     nb.cells[first + 1].outputs = [nbformat.v4.new_output("stream", name="stdout", text="LATER-OUTPUT\n")]
     nb.cells[1].outputs = [
@@ -297,7 +298,7 @@ def test_feedback_shows_the_graders_words_no_later_output_and_runs_no_script():
     plan.tests = [compose.TestSlot(s.index + 1, s.grade_id, s.points, s.gpu, s.nonce) for s in plan.tests]
     outcome, checks = _score(plan, nb, report)
     result = SubmissionResult("s", NAME, "graded", "", 0, outcome.cells)
-    page = feedback.render_page(nb, plan, result, checks)
+    page = feedback.render_page(nb, plan, result, checks, hidden_source)
     text = page.lower()
     assert "<script" not in text and not re.search(r"<[^>]+\son\w+\s*=", text)
     assert not re.search(r"""(href|src)\s*=\s*["']?\s*javascript:""", text)
@@ -366,14 +367,14 @@ def test_a_reference_run_the_guard_flags_is_refused_but_a_clean_one_is_not():
     test cells, are not an edit."""
     from autograder.grading import reference, runner
 
-    plan = compose.build(notebooks.read(course.solution_notebook(NAME)), NAME)
+    plan = compose.build(notebooks.read(course.solution_notebook(NAME)), TASK)
     nb, report = _executed(plan)
-    assert reference._unsound(NAME, plan, runner.Run(True, "", report, nb), "cpu") is None
+    assert reference._unsound(plan, runner.Run(True, "", report, nb), "cpu") is None
     nb, report = _executed(plan, found={"make-grid-tests": [["function replaced", "torch.allclose"]]})
-    why = reference._unsound(NAME, plan, runner.Run(True, "", report, nb), "cpu")
+    why = reference._unsound(plan, runner.Run(True, "", report, nb), "cpu")
     assert why and "flagged the solution itself" in why and "torch.allclose" in why, why
     nb, report = _executed(plan, unreported=("make-grid-tests",))
-    assert "never reported" in reference._unsound(NAME, plan, runner.Run(True, "", report, nb), "cpu")
+    assert "never reported" in reference._unsound(plan, runner.Run(True, "", report, nb), "cpu")
 
 
 # --- the variants run's early stop for a wrong answer --------------------------------------------------------

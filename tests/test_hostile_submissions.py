@@ -20,7 +20,7 @@ from pathlib import Path
 import psutil
 import pytest
 
-from autograder.grading import compose
+from autograder.grading import assignment
 from autograder.core import notebooks
 from autograder.core.settings import NOT_A_STUDENT
 from autograder.scale.grade import grade
@@ -128,7 +128,7 @@ def test_links_are_refused_without_quoting_their_target(zoo_run):
 
 def test_hidden_tests_never_reach_a_feedback_page(zoo_run):
     _, _, out, *_ = zoo_run
-    hidden = compose.hidden_lines(NAME)
+    hidden = assignment.load(NAME).hidden_lines()
     text = page_text(out, "reads-hidden-tests")
     assert "Outputs below are not shown" in text, "what the kernel printed once hidden tests ran never reaches the page"
     shown = [line for line in hidden if line in text]
@@ -157,7 +157,7 @@ def _decodings(text: str) -> list[str]:
 
 def test_hidden_tests_reach_no_page_in_any_encoding(zoo_run):
     results, _, out, *_ = zoo_run
-    hidden = [line for line in compose.hidden_lines(NAME, min_length=12)]
+    hidden = [line for line in assignment.load(NAME).hidden_lines(min_length=12)]
     assert hidden
     for student in _with_pages(results):
         page = out / "feedback" / student / f"{NAME}.html"

@@ -13,6 +13,7 @@ import pytest
 
 from autograder.classroom.formgrader_copy import inert_copy
 from autograder.core import inert
+from autograder.grading import assignment
 from courselab import page_policy
 from hostile_html import markdown_payloads, svg_with_script
 from submission_factory import student_copy
@@ -92,7 +93,7 @@ def test_formgraders_copy_holds_the_students_work_and_nothing_active():
     code.metadata["nbgrader"] = {"grade_id": '"><img src=x onerror=alert(4)>', "grade": True}
     nb.cells += [raw, code]
     nb.metadata["kernelspec"]["display_name"] = "<img src=x onerror=alert(5)>"
-    shown = inert_copy(nb, "00_setup")
+    shown = inert_copy(nb, assignment.load("00_setup"))
     markdown = "".join(c.source for c in shown.cells if c.cell_type == "markdown")
     assert not active(markdown) and "&lt;script&gt;alert(1)" in markdown, "the raw cell shows as text"
     assert all(not c.get("outputs") for c in shown.cells if c.cell_type == "code")
@@ -104,7 +105,7 @@ def test_a_deleted_graded_cell_is_put_back_where_the_lesson_had_it():
     from autograder.core import notebooks
 
     nb = student_copy("00_setup", drop=("choose-device", "choose-device-tests"))
-    shown = inert_copy(nb, "00_setup")
+    shown = inert_copy(nb, assignment.load("00_setup"))
     ids = [notebooks.grading(c).get("grade_id") for c in shown.cells]
     assert ids.index("choose-device") + 1 == ids.index("choose-device-tests")
     assert len({c.id for c in shown.cells}) == len(shown.cells)

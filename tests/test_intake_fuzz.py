@@ -23,9 +23,8 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 from autograder.classroom.formgrader_copy import inert_copy
-from autograder.core import course, notebooks
 from autograder.core.settings import GRADED, SUBMISSION_STATUSES
-from autograder.grading import compose, feedback, intake, scoring
+from autograder.grading import assignment, compose, feedback, intake, scoring
 from autograder.grading.results import SubmissionResult
 from hostile_html import markdown_payloads, svg_with_script
 from submission_factory import student_copy
@@ -33,12 +32,8 @@ from test_inert import PNG, active
 
 LESSON = "00_setup"
 BASE = json.loads(nbformat.writes(student_copy(LESSON)))
-GRADE_IDS = sorted(intake.released_grade_ids(LESSON))
-_SOLUTION = notebooks.read(course.solution_notebook(LESSON))
-TESTS = [(notebooks.grading(c)["grade_id"], float(notebooks.grading(c)["points"]), notebooks.is_gpu_test_cell(c))
-         for c in notebooks.test_cells(_SOLUTION)]
-WRITTEN = [(notebooks.grading(c)["grade_id"], float(notebooks.grading(c)["points"]))
-           for c in _SOLUTION.cells if notebooks.is_manual_cell(c)]
+TASK = assignment.load(LESSON)
+GRADE_IDS = sorted(TASK.released)
 # How many mutated submissions each test makes (the closing note of issue 34 quotes them).
 CHEAP_EXAMPLES = 100
 CLASS_MUTANTS = 8
@@ -137,7 +132,7 @@ def _executed_like(plan, student_nb):
 def test_a_mutated_notebook_is_taken_in_or_refused_and_every_page_of_it_is_inert(tmp_path, changes, stamp):
     folder = hand_in(tmp_path / "student" / LESSON, mutated(changes), stamp)
     repairs: list[str] = []
-    got = intake.read_submission(folder, LESSON, repairs)
+    got = intake.read_submission(folder, TASK, repairs)
     when, problem = intake.read_timestamp(folder)
     assert (when is None) or problem is None
     if isinstance(got, intake.Refusal):
@@ -147,12 +142,12 @@ def test_a_mutated_notebook_is_taken_in_or_refused_and_every_page_of_it_is_inert
     event("taken in, repaired" if repairs else "taken in as it was")
     nbformat.validate(got)
     assert all("<" not in r for r in repairs)
-    shown = inert_copy(got, LESSON)
+    shown = inert_copy(got, TASK)
     nbformat.validate(shown)
     assert not active("".join(c.source for c in shown.cells if c.cell_type == "markdown"))
-    plan = compose.build(got, LESSON)
-    result = SubmissionResult("student", LESSON, GRADED, "", 0.0, scoring.blank(TESTS, "cpu") + scoring.written(WRITTEN))
-    page = feedback.render_page(_executed_like(plan, got), plan, result, {})
+    plan = compose.build(got, TASK)
+    result = SubmissionResult("student", LESSON, GRADED, "", 0.0, scoring.blank(TASK.test_points, "cpu") + scoring.written(TASK.written))
+    page = feedback.render_page(_executed_like(plan, got), plan, result, {}, TASK.hidden_lines())
     body = page.split("<body", 1)[1]
     assert not active(body), active(body)
     assert "<script" not in page.lower()

@@ -15,6 +15,7 @@ from autograder import cli
 from autograder.classroom import fingerprints as fps
 from autograder.classroom import similarity as sim
 from autograder.core import course, notebooks
+from autograder.grading import assignment
 from submission_factory import student_copy
 from synthetic_class import build, notebook
 
@@ -77,13 +78,13 @@ def test_reordered_functions_keep_most_fingerprints():
 
 
 def test_what_the_course_gave_out_is_never_the_students_own():
-    given = sim.given_out("05_training_loop", sim.CODE)
+    given = sim.given_out(assignment.load("05_training_loop"), sim.CODE)
     lesson = notebooks.read(course.lesson_notebook("05_training_loop"))
     stubs = [c.source for c in lesson.cells if notebooks.is_solution_cell(c)]
     for stub in stubs:
         assert fps.fingerprint(fps.code_tokens(stub), fps.K_CODE, fps.WINDOW_CODE, given).own == 0
     solution = student_copy("05_training_loop")
-    answers = sim.answers_of(solution, sim.answer_cells("05_training_loop", sim.CODE))
+    answers = sim.answers_of(solution, sim.answer_cells(assignment.load("05_training_loop"), sim.CODE))
     own = fps.fingerprint(fps.code_tokens(answers["fit"]), fps.K_CODE, fps.WINDOW_CODE, given)
     assert 0 < own.own < len(own.tokens)  # the signature and docstring are the lesson's
 

@@ -42,6 +42,7 @@ from pathlib import Path
 
 from ..core import course, notebooks, settings
 from ..grading import compose, reference, runner, sandbox, scoring, verdicts
+from ..grading.assignment import load as load_assignment
 from ..grading.job import Limits
 from ..grading.rules import error_name
 
@@ -256,7 +257,7 @@ def local_reference(assignment: str, scratch: Path) -> reference.Reference:
     """The reference run grading would use on a CPU runner: from the cache, or run now (in the sandbox where
     bubblewrap works; the course's own solution needs no box, so without one it runs plainly)."""
     box = runner.Box(Limits(), "cpu", sandbox.unavailable_reason() is None, sandbox.data_folders(), None)
-    return reference.load(assignment, box, scratch)
+    return reference.load(load_assignment(assignment), box, scratch)
 
 
 def _first_line(cell) -> str:

@@ -22,17 +22,18 @@ import copy
 
 import nbformat
 
-from ..core import course, inert, notebooks
+from ..core import inert, notebooks
+from ..grading.assignment import Assignment
 
 
 def _notice(text: str) -> nbformat.NotebookNode:
     return nbformat.v4.new_markdown_cell(inert.as_markdown(inert.as_text(text)))
 
 
-def inert_copy(submitted: nbformat.NotebookNode | None, assignment: str, problem: str = "") -> nbformat.NotebookNode:
+def inert_copy(submitted: nbformat.NotebookNode | None, task: Assignment, problem: str = "") -> nbformat.NotebookNode:
     """The notebook Formgrader may show for ``submitted`` (a notebook as intake read it), or, when it could not be
     read, the lesson as released under a notice saying why (``problem``)."""
-    lesson = notebooks.read(course.lesson_notebook(assignment))
+    lesson = task.lesson
     nb = nbformat.v4.new_notebook(metadata=copy.deepcopy(lesson.metadata))
     if submitted is None:
         nb.cells = [_notice(f"The autograder could not run this submission: {problem}. This is the lesson as released, "
@@ -41,7 +42,7 @@ def inert_copy(submitted: nbformat.NotebookNode | None, assignment: str, problem
             if cell.cell_type == "code":
                 cell.outputs, cell.execution_count = [], None
         return nb
-    released = {notebooks.grading(c)["grade_id"]: c for c in lesson.cells if notebooks.grading(c).get("grade_id")}
+    released = task.released
     placed: set[str] = set()
     for cell in submitted.cells:
         if cell.cell_type == "code":
@@ -57,7 +58,7 @@ def inert_copy(submitted: nbformat.NotebookNode | None, assignment: str, problem
         if cell.get("id"):
             shown.id = cell.id   # intake made the ids valid and unique
         nb.cells.append(shown)
-    _restore_missing(nb, released, placed)
+    _restore_missing(nb, released, set(placed))
     return nb
 
 

@@ -21,6 +21,7 @@ For every submission the grader scored (``grade --gradebook``, or ``gradebook OU
 
 from __future__ import annotations
 
+import copy
 import os
 import shutil
 import stat
@@ -31,9 +32,10 @@ from pathlib import Path
 
 import nbformat
 
-from ..core import course, notebooks
+from ..core import notebooks
 from ..core.settings import NEEDS_GPU, NEEDS_MANUAL, NOT_A_STUDENT, NOT_RECORDED, NOT_SUBMITTED
-from ..grading import intake
+from ..grading import assignment, intake
+from ..grading.assignment import Assignment
 from ..grading.results import SubmissionResult
 from . import formgrader_copy
 from .nbgrader_course import NbgraderCourse
@@ -84,16 +86,17 @@ def _small_text(path: Path) -> str | None:
         return f.read(_SMALL).decode("utf-8", "replace")
 
 
-def register_assignment(nbc: NbgraderCourse, assignment: str) -> None:
+def register_assignment(nbc: NbgraderCourse, task: Assignment) -> None:
     """The assignment and its cells in the gradebook, from the released lesson (what students were given)."""
     from nbgrader.api import Gradebook
     from nbgrader.preprocessors import SaveCells
 
+    assignment = task.name
     with Gradebook(nbc.db_url, nbc.course_id) as gb:
         gb.update_or_create_assignment(assignment)
     resources = {"nbgrader": {"assignment": assignment, "notebook": assignment, "db_url": nbc.db_url}}
     try:
-        SaveCells(config=nbc.config).preprocess(notebooks.read(course.lesson_notebook(assignment)), resources)
+        SaveCells(config=nbc.config).preprocess(copy.deepcopy(task.lesson), resources)
     except RuntimeError as error:  # nbgrader refuses to change the cells of a notebook that has submissions
         raise GradebookError(
             f"the gradebook's cells of {assignment} are not the released lesson's ({error}). A graded cell was added or "
@@ -146,11 +149,11 @@ def _late_penalty(nbc: NbgraderCourse, result: SubmissionResult) -> float:
         return gb.find_submission_notebook(result.assignment, result.assignment, result.student).late_submission_penalty or 0.0
 
 
-def _formgrader_copy(nbc: NbgraderCourse, result: SubmissionResult, submitted) -> nbformat.NotebookNode:
+def _formgrader_copy(nbc: NbgraderCourse, result: SubmissionResult, submitted, task: Assignment) -> nbformat.NotebookNode:
     """The copy Formgrader shows (formgrader_copy.py), graded cells restored from the gradebook by nbgrader."""
     from nbgrader.preprocessors import OverwriteCells
 
-    nb = formgrader_copy.inert_copy(submitted, result.assignment, f"{result.status}: {result.reason}")
+    nb = formgrader_copy.inert_copy(submitted, task, f"{result.status}: {result.reason}")
     resources = {"nbgrader": {"notebook": result.assignment, "assignment": result.assignment,
                               "student": result.student, "db_url": nbc.db_url}}
     nb, _ = OverwriteCells(config=nbc.config).preprocess(nb, resources)
@@ -208,12 +211,13 @@ def readable_timestamp(nbc: NbgraderCourse, folder: Path, student: str,
                             "(when the file was written)")
 
 
-def record_submission(nbc: NbgraderCourse, result: SubmissionResult, folder: Path, pages: Path, done: Recorded) -> None:
+def record_submission(nbc: NbgraderCourse, result: SubmissionResult, folder: Path, pages: Path, done: Recorded,
+                      task: Assignment) -> None:
     from nbgrader.api import Gradebook
 
-    read = intake.read_submission(folder, result.assignment)
+    read = intake.read_submission(folder, task)
     submitted = None if isinstance(read, intake.Refusal) else read
-    shown = _formgrader_copy(nbc, result, submitted)   # first: what could fail on odd work fails before any write
+    shown = _formgrader_copy(nbc, result, submitted, task)   # first: what could fail on odd work fails before any write
     stamp, when, repaired = readable_timestamp(nbc, folder, result.student, result.assignment)
     if repaired:
         done.notes.append(repaired)
@@ -244,11 +248,13 @@ def record(results: list[SubmissionResult], submissions: Path, nbc: NbgraderCour
     done = Recorded()
     handed_in = [r for r in results if r.status not in (NOT_SUBMITTED, NOT_A_STUDENT)
                  and intake.student_id_problem(r.student) is None]
-    for assignment in sorted({r.assignment for r in handed_in}):
-        register_assignment(nbc, assignment)
+    tasks = {name: assignment.load(name) for name in sorted({r.assignment for r in handed_in})}
+    for task in tasks.values():
+        register_assignment(nbc, task)
     for result in handed_in:
         try:
-            record_submission(nbc, result, submissions / result.student / result.assignment, pages, done)
+            record_submission(nbc, result, submissions / result.student / result.assignment, pages, done,
+                              tasks[result.assignment])
         except GradebookError:
             raise   # the course's own cells do not match: every submission would fail the same way
         except Exception as error:  # noqa: BLE001 - one student's notebook never stops the class

@@ -31,6 +31,7 @@ from nbgrader.preprocessors import NbGraderPreprocessor
 from ..core import notebooks
 from ..core.settings import EXIT_NEEDS_INSTRUCTOR
 from ..grading import intake
+from ..grading.assignment import load
 from . import gradebook, nbgrader_course
 
 # Where each routed autograde writes grades.csv, cells.csv and the feedback page (one folder per submission, so
@@ -54,7 +55,7 @@ def prepare(assignment: str, student: str, notebooks: list[str]) -> None:   # no
     submitted = nbc.root / nbc.submitted
     names = [student] if student not in ("*", "") else sorted(p.parent.name for p in submitted.glob(f"*/{assignment}"))
     people = [name for name in names if intake.student_id_problem(name) is None]   # others get no gradebook row:
-    gradebook.register_assignment(nbc, assignment)                                  # nbgrader then refuses them
+    gradebook.register_assignment(nbc, load(assignment))                            # nbgrader then refuses them
     with Gradebook(nbc.db_url, nbc.course_id) as gb:
         for name in people:
             gb.update_or_create_student(name)

@@ -25,8 +25,9 @@ from typing import Callable
 
 import numpy as np
 
-from ..core import course, notebooks
+from ..core import notebooks
 from ..grading import intake
+from ..grading.assignment import Assignment, load
 from ..grading.results import safe_field
 from . import fingerprints as fps
 
@@ -67,18 +68,16 @@ def _tokens(track: Track, text: str) -> fps.Tokens:
     return fps.code_tokens(text) if track is CODE else fps.text_tokens(text)
 
 
-def answer_cells(assignment: str, track: Track) -> list[str]:
+def answer_cells(task: Assignment, track: Track) -> list[str]:
     """The grade_ids of the assignment's answer cells of this kind, in notebook order."""
-    nb = notebooks.read(course.solution_notebook(assignment))
-    return [notebooks.grading(c)["grade_id"] for c in nb.cells if _is_answer(track, c)]
+    return [notebooks.grading(c)["grade_id"] for c in task.solution.cells if _is_answer(track, c)]
 
 
-def given_out(assignment: str, track: Track) -> np.ndarray:
+def given_out(task: Assignment, track: Track) -> np.ndarray:
     """The hashes of what the course gave out with the lesson: for code, every code cell (the stubs included) and
     the code in its instructions (fenced blocks and inline code); for written answers, all of its prose."""
-    nb = notebooks.read(course.lesson_notebook(assignment))
     texts = []
-    for cell in nb.cells:
+    for cell in task.lesson.cells:
         if track is CODE:
             if cell.cell_type == "code":
                 texts.append(cell.source)
@@ -127,8 +126,9 @@ def read_class(submitted: Path, assignment: str, students: list[str],
                advance: Callable[[], None] = lambda: None) -> ClassAnswers:
     """Read and fingerprint each student's notebook once. Folders that are not student ids, missing, unreadable
     and empty notebooks are listed in ``skipped``, never an error."""
-    cells = {t.name: answer_cells(assignment, t) for t in TRACKS}
-    given = {t.name: given_out(assignment, t) for t in TRACKS}
+    task = load(assignment)   # the solution and the lesson, read once for the whole class
+    cells = {t.name: answer_cells(task, t) for t in TRACKS}
+    given = {t.name: given_out(task, t) for t in TRACKS}
     found: dict[str, dict[str, dict[str, fps.Fingerprint]]] = {t.name: {c: {} for c in cells[t.name]} for t in TRACKS}
     kept, skipped = [], []
     for student in students:
@@ -137,7 +137,7 @@ def read_class(submitted: Path, assignment: str, students: list[str],
         if problem:
             skipped.append(Skipped(student, problem))
             continue
-        nb = intake.read_submission(submitted / student / assignment, assignment)
+        nb = intake.read_submission(submitted / student / assignment, task)
         if isinstance(nb, intake.Refusal):
             skipped.append(Skipped(student, nb.reason))
             continue

@@ -6,7 +6,7 @@ copy holds, and prepared by ``test_cell_source``: a first line of the grader's t
 guard to check and report the kernel's state, the visible checks, then the hidden tests, opened by a
 line that tells ``coursekit.hidden`` which cell's records follow (and seeds the random generators).
 The cell's GRADER blocks never reach the kernel (``regions.for_kernel`` leaves them out); the grader reads
-them from the source notebook (``reference.grader_rules``) to judge the records outside the box.
+them from the source notebook (``Assignment.grader_rules``) to judge the records outside the box.
 
 Cells are matched to the lesson by their nbgrader ``grade_id``; when another editor stripped that
 metadata, by their cell id, then by content and order. A locked test cell that was duplicated keeps
@@ -24,7 +24,8 @@ from dataclasses import dataclass, field
 import nbformat
 from nbformat import NotebookNode
 
-from ..core import course, notebooks, regions
+from ..core import notebooks, regions
+from .assignment import Assignment
 from .kernel_guard import GUARD_MODULE
 
 
@@ -123,11 +124,11 @@ def _plain(cell: NotebookNode) -> NotebookNode:
     return cell
 
 
-def build(student_nb: NotebookNode, assignment: str) -> Plan:
+def build(student_nb: NotebookNode, assignment: Assignment) -> Plan:
     """The plan for grading ``student_nb`` as a submission of ``assignment``."""
-    release = notebooks.read(course.lesson_notebook(assignment)).cells
-    source_tests = {notebooks.grading(c)["grade_id"]: c for c in notebooks.test_cells(notebooks.read(course.solution_notebook(assignment)))}
-    released = {notebooks.grading(c)["grade_id"]: c for c in release if notebooks.grading(c).get("grade_id")}
+    release = assignment.lesson.cells
+    source_tests = assignment.tests
+    released = assignment.released
     student = student_nb.cells
     matched, stripped = _match(student, release)
 
@@ -180,7 +181,7 @@ def build(student_nb: NotebookNode, assignment: str) -> Plan:
         cell.source = test_cell_source(cell.source, slot.grade_id, slot.nonce)
         cell.outputs, cell.execution_count = [], None
         tests.append(slot)
-    plan = Plan(nb, tests, visible={gid: regions.visible(c.source)[0] for gid, c in source_tests.items()})
+    plan = Plan(nb, tests, visible=dict(assignment.visible))
     if edited:
         plan.flags.append(f"edited a locked test cell ({', '.join(edited)}; the original was restored and run)")
     if duplicated:
@@ -195,9 +196,3 @@ def build(student_nb: NotebookNode, assignment: str) -> Plan:
         plan.notes.append("some cells had lost their grading metadata (another editor?); they were matched to the "
                           "lesson by cell id, content and order")
     return plan
-
-
-def hidden_lines(assignment: str, min_length: int = 8) -> list[str]:
-    """The lines of the assignment's hidden tests that are specific enough to look for in outputs."""
-    return [line for cell in notebooks.test_cells(notebooks.read(course.solution_notebook(assignment)))
-            for line in regions.hidden_lines(cell.source, min_length)]

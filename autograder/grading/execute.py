@@ -38,7 +38,7 @@ from nbclient.exceptions import CellTimeoutError, DeadKernelError  # noqa: E402
 from . import sandbox  # noqa: E402
 from ..core import settings  # noqa: E402
 from ..core.settings import CELL_TIME_LIMIT  # noqa: E402
-from .job import Job  # noqa: E402
+from .job import Job, RunReport, Stop  # noqa: E402
 from .kernel_guard import RUN_NAME  # noqa: E402
 
 INTERRUPT_GRACE_S = 10              # how long an interrupted cell may take to stop before the kernel is killed
@@ -141,9 +141,9 @@ def _error_output(name: str, message: str):
     return nbformat.v4.new_output("error", ename=name, evalue=message, traceback=[f"{name}: {message}"])
 
 
-async def run(job: Job, nb) -> dict:
+async def run(job: Job, nb) -> RunReport:
     limits = job.limits
-    report: dict = {"stopped": None, "channel": [], "error": None}
+    report = RunReport()
     read_fd, write_fd = os.pipe()
     reader = ChannelReader(read_fd)
     reader.start()
@@ -161,13 +161,13 @@ async def run(job: Job, nb) -> dict:
                 if cell.cell_type != "code":
                     continue
                 if time.monotonic() >= deadline:
-                    report["stopped"] = {"cell": index, "why": "wall"}
+                    report.stopped = Stop(index, "wall")
                     break
                 try:
                     await client.async_execute_cell(cell, index)
                 except CellTimeoutError:
                     if time.monotonic() >= deadline - 1:
-                        report["stopped"] = {"cell": index, "why": "wall"}
+                        report.stopped = Stop(index, "wall")
                         break
                     await km.interrupt_kernel()
                     stopped = await _wait_until_idle(client, INTERRUPT_GRACE_S)
@@ -175,16 +175,16 @@ async def run(job: Job, nb) -> dict:
                         CELL_TIME_LIMIT, f"this cell ran for more than {limits.cell_s} s and was stopped by the grader"
                         + ("" if stopped else "; it ignored the interrupt, so its kernel was ended")))
                     if not stopped:
-                        report["stopped"] = {"cell": index, "why": "unstoppable"}
+                        report.stopped = Stop(index, "unstoppable")
                         break
                 except DeadKernelError:
-                    report["stopped"] = {"cell": index, "why": "crashed"}
+                    report.stopped = Stop(index, "crashed")
                     break
     except Exception as error:  # the kernel never started: the box or the interpreter is broken
         if not any(c.get("execution_count") for c in nb.cells if c.cell_type == "code"):
-            report["error"] = f"{type(error).__name__}: {error}"[:500]
+            report.error = f"{type(error).__name__}: {error}"[:500]
         else:
-            report["stopped"] = report["stopped"] or {"cell": None, "why": "crashed"}
+            report.stopped = report.stopped or Stop(None, "crashed")
     finally:
         try:
             await km.shutdown_kernel(now=True)
@@ -194,8 +194,8 @@ async def run(job: Job, nb) -> dict:
             os.close(write_fd)
     reader.join(timeout=10)
     os.close(read_fd)
-    report["channel"] = reader.records()
-    report["channel_full"] = len(reader.data) >= reader.limit
+    report.channel = reader.records()
+    report.channel_full = len(reader.data) >= reader.limit
     return report
 
 
@@ -205,9 +205,9 @@ def main(argv: list[str] | None = None) -> int:
     nb = nbformat.read(str(job_dir / "run.ipynb"), as_version=4)
     start = time.monotonic()
     report = asyncio.run(run(job, nb))
-    report["seconds"] = time.monotonic() - start
+    report.seconds = time.monotonic() - start
     nbformat.write(nb, str(job_dir / "executed.ipynb"))
-    (job_dir / "report.json").write_text(json.dumps(report), encoding="utf-8")
+    report.write(job_dir)
     return 0
 
 

@@ -291,12 +291,11 @@ def _with_policy(page: str) -> str:
     return page.replace("<head>", f"<head>\n{meta}", 1)
 
 
-def render_page(nb, plan: Plan, result: SubmissionResult, checks: dict[str, CellChecks],
+def render_page(nb, plan: Plan, result: SubmissionResult, checks: dict[str, CellChecks], hidden: list[str],
                 untrusted: dict[str, str] | None = None) -> str:
-    """The feedback page for one executed notebook (``nb`` is not changed)."""
-    from .compose import hidden_lines
-
-    nb = page_notebook(nb, plan, result, checks, untrusted or {}, hidden_lines(result.assignment))
+    """The feedback page for one executed notebook (``nb`` is not changed); ``hidden``: the assignment's hidden-test
+    lines (Assignment.hidden_lines), cut from anything the page shows."""
+    nb = page_notebook(nb, plan, result, checks, untrusted or {}, hidden)
     make_inert(nb)
     nb = prepare_for_feedback(nb)
     resources = {"nbgrader": {"student": result.student, "assignment": result.assignment, "notebook": result.assignment,

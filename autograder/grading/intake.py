@@ -7,7 +7,6 @@ reason never quotes what the link points to); reading a notebook never follows a
 
 from __future__ import annotations
 
-import functools
 import json
 import os
 import re
@@ -19,7 +18,8 @@ from pathlib import Path
 
 import nbformat
 
-from ..core import course, notebooks
+from ..core import course
+from .assignment import Assignment
 from ..core.settings import INVALID, MISSING, NOT_SUBMITTED
 
 MAX_NOTEBOOK_MB = 64  # a lesson with every output is well under 5 MB
@@ -91,9 +91,10 @@ def _lstat(path: Path) -> os.stat_result | None:
         return None
 
 
-def read_submission(folder: Path, assignment: str, repairs: list[str] | None = None) -> nbformat.NotebookNode | Refusal:
-    """The student's notebook, well formed (``well_formed``; what was repaired is added to ``repairs``), or why it
-    cannot be graded."""
+def read_submission(folder: Path, task: Assignment, repairs: list[str] | None = None) -> nbformat.NotebookNode | Refusal:
+    """The student's notebook for ``task``, well formed (``well_formed``; what was repaired is added to ``repairs``),
+    or why it cannot be graded."""
+    assignment = task.name
     if folder.is_symlink() or folder.parent.is_symlink():
         return Refusal(INVALID, f"{folder.parent.name}/{folder.name} is a symbolic link, not a folder: "
                                 "hand in the folder itself")
@@ -130,7 +131,7 @@ def read_submission(folder: Path, assignment: str, repairs: list[str] | None = N
     except Exception as error:  # JSON, but not a notebook nbformat can read
         return Refusal(INVALID, f"{assignment}.ipynb could not be read as a notebook ({type(error).__name__}): open it "
                                 "in JupyterLab, save it and hand it in again")
-    found = well_formed(nb, assignment)
+    found = well_formed(nb, assignment, frozenset(task.released))
     if isinstance(found, Refusal):
         return found
     if repairs is not None:
@@ -169,18 +170,6 @@ _NBGRADER_FIELDS = {"grade": bool, "solution": bool, "locked": bool, "task": boo
                     "points": (int, float), "schema_version": int, "checksum": str, "cell_type": str}
 
 
-@functools.lru_cache(maxsize=None)
-def _released_grade_ids(assignment: str, mtime_ns: int) -> frozenset[str]:
-    return frozenset(notebooks.grading(c)["grade_id"] for c in notebooks.read(course.lesson_notebook(assignment)).cells
-                     if notebooks.grading(c).get("grade_id"))
-
-
-def released_grade_ids(assignment: str) -> frozenset[str]:
-    """The grade ids of every cell the release gave nbgrader metadata (graded or locked)."""
-    path = course.lesson_notebook(assignment)
-    return _released_grade_ids(assignment, path.stat().st_mtime_ns)
-
-
 def _text(value) -> str:
     if isinstance(value, list):
         return "".join(v if isinstance(v, str) else str(v) for v in value)
@@ -208,14 +197,13 @@ def _nbgrader_metadata(meta, released: frozenset[str]) -> dict | None:
     return meta
 
 
-def well_formed(nb: nbformat.NotebookNode, assignment: str) -> list[str] | Refusal:
+def well_formed(nb: nbformat.NotebookNode, assignment: str, released: frozenset[str]) -> list[str] | Refusal:
     """Make ``nb`` (a notebook as read) valid for nbformat and safe for nbgrader's tools, in place; return what was
     repaired, in words, for the flags column. Nothing the student wrote is dropped: sources, written answers and
     pasted images (attachments) stay; what goes is what the format or nbgrader cannot take (malformed outputs,
     metadata of the wrong type, nbgrader metadata of cells the release does not have, cell ids the format forbids)."""
     from nbformat import validator
 
-    released = released_grade_ids(assignment)
     outputs_dropped, foreign, bad_ids, seen = 0, 0, 0, set()
     retyped = 0
     for cell in nb.cells:

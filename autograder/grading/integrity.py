@@ -19,6 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from .compose import Plan
+from .job import RunReport
 from .kernel_guard import UNTRUSTED
 
 MAX_AUDIT_FLAGS = 5
@@ -30,9 +31,9 @@ class Integrity:
     flags: list[str] = field(default_factory=list)
 
 
-def assess(plan: Plan, nb, report: dict) -> Integrity:
+def assess(plan: Plan, nb, report: RunReport) -> Integrity:
     checks, audits = {}, []
-    for record in report.get("channel", []):
+    for record in report.channel:
         if "nonce" in record:
             checks.setdefault(str(record["nonce"]), record)
         elif "audit" in record:

@@ -1,8 +1,9 @@
-"""What the grader tells the executor about one run: the limits, and the job description it writes for it.
+"""What the grader and the executor tell each other about one run: the limits, the job, and the report.
 
 ``Limits`` is the one place the limits and their defaults live (``grade``'s options, the shards' command
 lines and docs/options.md are built from it). ``Job`` is written as ``job.json`` into the grader's
-private folder, next to ``run.ipynb``, and read back by ``python -m autograder.grading.execute``.
+private folder, next to ``run.ipynb``, and read back by ``python -m autograder.grading.execute``; the executor
+answers with a ``RunReport`` (``report.json``) and ``executed.ipynb``.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from __future__ import annotations
 import json
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import ClassVar
 
 from ..core import settings
 
@@ -40,7 +42,7 @@ class Job:
     limits: Limits = field(default_factory=Limits)
     data: dict[str, tuple[str, str]] = field(default_factory=dict)   # data set -> (its variable, its folder outside)
 
-    FILE = "job.json"
+    FILE: ClassVar[str] = "job.json"
 
     def write(self, folder: Path) -> None:
         (folder / self.FILE).write_text(json.dumps({**asdict(self), "limits": self.limits.to_dict()}), encoding="utf-8")
@@ -50,3 +52,30 @@ class Job:
         raw = json.loads((folder / cls.FILE).read_text(encoding="utf-8"))
         data = {name: tuple(pair) for name, pair in raw.get("data", {}).items()}
         return cls(**{**raw, "limits": Limits(**raw["limits"]), "data": data})
+
+
+@dataclass
+class Stop:
+    """Where and why a run ended before its last cell."""
+    cell: int | None      # the code cell it stopped at (None: the kernel died between cells)
+    why: str              # "wall" (the submission's time ran out), "unstoppable" (ignored the interrupt), "crashed"
+
+
+@dataclass
+class RunReport:
+    """What the executor says of one run, besides the executed notebook."""
+    channel: list[dict] = field(default_factory=list)   # the hidden tests' records and the kernel guard's reports
+    stopped: Stop | None = None
+    error: str | None = None     # the kernel never started (the box or the interpreter is broken)
+    channel_full: bool = False   # the notebook sent more than the grader keeps: later records were lost
+    seconds: float = 0.0
+
+    FILE: ClassVar[str] = "report.json"
+
+    def write(self, folder: Path) -> None:
+        (folder / self.FILE).write_text(json.dumps(asdict(self)), encoding="utf-8")
+
+    @classmethod
+    def read(cls, folder: Path) -> "RunReport":
+        raw = json.loads((folder / cls.FILE).read_text(encoding="utf-8"))
+        return cls(**{**raw, "stopped": Stop(**raw["stopped"]) if raw.get("stopped") else None})

@@ -17,6 +17,7 @@ machine, the test suite's workers) share one run.
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import hashlib
 import json
@@ -28,11 +29,12 @@ from pathlib import Path
 
 from filelock import FileLock
 
-from ..core import course, notebooks, regions
+from ..core import notebooks, regions
 from . import compose, integrity, rules, runner, verdicts
+from .assignment import Assignment
 
 PROTOCOL = 1   # bump when the records' meaning changes in a way the sources below do not show
-_KEYED_SOURCES = [Path(__file__).with_name("compose.py"), Path(regions.__file__)]
+_KEYED_SOURCES = [Path(__file__).with_name("compose.py"), Path(__file__).with_name("assignment.py"), Path(regions.__file__)]
 
 
 class ReferenceError(RuntimeError):
@@ -57,40 +59,33 @@ def cache_folder() -> Path:
     return Path(root) / "references"
 
 
-def key(assignment: str, runner_kind: str) -> str:
+def key(assignment: Assignment, runner_kind: str) -> str:
     import torch
 
     import coursekit
 
     digest = hashlib.sha256(f"{PROTOCOL}|{runner_kind}|{torch.__version__}|{sys.version_info[:3]}|".encode())
-    digest.update(course.solution_notebook(assignment).read_bytes())
+    digest.update(assignment.solution_file)
     for path in sorted(Path(coursekit.__file__).parent.glob("*.py")) + _KEYED_SOURCES:
         digest.update(path.name.encode() + b"\0" + path.read_bytes())
     return digest.hexdigest()[:24]
 
 
-def grader_rules(assignment: str) -> dict[str, dict[str, rules.Rule]]:
-    """Each test cell's GRADER rules, from the source notebook (the course's code, compiled here): a block's rules
-    serve its cell and the test cells after it."""
-    cells = notebooks.test_cells(notebooks.read(course.solution_notebook(assignment)))
-    return rules.notebook_rules([(notebooks.grading(c)["grade_id"], regions.grader_code(c.source)) for c in cells], assignment)
-
-
-def _unsound(assignment: str, plan: compose.Plan, run: runner.Run, runner_kind: str) -> str | None:
+def _unsound(plan: compose.Plan, run: runner.Run, runner_kind: str) -> str | None:
     """Why a reference run cannot be used, or None."""
     if run.failure:
         return run.failure
     report, nb = run.report, run.executed
-    if report.get("error"):
-        return f"the kernel could not start: {report['error']}"
-    if report.get("stopped"):
-        return f"the run stopped early ({report['stopped']})"
+    if report.error:
+        return f"the kernel could not start: {report.error}"
+    if report.stopped:
+        return f"the run stopped early (at code cell {report.stopped.cell}: {report.stopped.why})"
     for index, cell in enumerate(nb.cells):
         error = notebooks.first_error(cell)
         if cell.cell_type == "code" and error:
             name = notebooks.grading(cell).get("grade_id") or f"code cell {index + 1}"
             return f"{name} raised {error[0]}: {error[1][:300]}"
-    sent = {r["cell"] for r in verdicts.records_of(report.get("channel", []))}
+    sent = {r["cell"] for r in verdicts.records_of(report.channel)}
     silent = [s.grade_id for s in plan.tests if (runner_kind == "gpu" or not s.gpu) and s.grade_id not in sent]
     if silent:
         return f"test cells sent no records: {', '.join(silent)} (each hidden region must call coursekit.hidden)"
@@ -103,40 +98,39 @@ def _unsound(assignment: str, plan: compose.Plan, run: runner.Run, runner_kind: 
     return None
 
 
-def _compute(assignment: str, box: runner.Box, scratch: Path) -> list[dict]:
-    solution = course.solution_notebook(assignment)
-    plan = compose.build(notebooks.read(solution), assignment)
-    private = scratch / "reference" / assignment
-    run = runner.run(box, private, scratch, plan.nb, {solution.name: solution.read_bytes()})
-    why = _unsound(assignment, plan, run, box.runner)
+def _compute(assignment: Assignment, box: runner.Box, scratch: Path) -> list[dict]:
+    plan = compose.build(copy.deepcopy(assignment.solution), assignment)
+    private = scratch / "reference" / assignment.name
+    run = runner.run(box, private, scratch, plan.nb, {f"{assignment.name}.ipynb": assignment.solution_file})
+    why = _unsound(plan, run, box.runner)
     if why:
-        raise ReferenceError(f"the reference run of {assignment} (the course's own solution) failed: {why}. "
-                             f"Fix the solution or its hidden tests (python -m autograder variants {assignment} "
+        raise ReferenceError(f"the reference run of {assignment.name} (the course's own solution) failed: {why}. "
+                             f"Fix the solution or its hidden tests (python -m autograder variants {assignment.name} "
                              f"shows more); the executor's files are in {private}")
-    return verdicts.records_of(run.report.get("channel", []))
+    return verdicts.records_of(run.report.channel)
 
 
-def load(assignment: str, box: runner.Box, scratch: Path) -> Reference:
+def load(assignment: Assignment, box: runner.Box, scratch: Path) -> Reference:
     """The reference for ``assignment`` on ``box``'s runner: from the cache, or run now (and cached)."""
-    path = cache_folder() / f"{assignment}-{box.runner}-{key(assignment, box.runner)}.json"
-    grader = grader_rules(assignment)
+    path = cache_folder() / f"{assignment.name}-{box.runner}-{key(assignment, box.runner)}.json"
+    grader = assignment.grader_rules
     with FileLock(path.with_suffix(".lock")):   # it makes the cache folder if needed
         if path.is_file():
             try:
                 stored = json.loads(path.read_text(encoding="utf-8"))
-                return Reference(assignment, stored["records"], grader, stored.get("seconds", 0.0), cached=True)
+                return Reference(assignment.name, stored["records"], grader, stored.get("seconds", 0.0), cached=True)
             except (ValueError, KeyError):
                 path.unlink()   # a damaged cache entry is run again
         start = time.monotonic()
         records = _compute(assignment, box, scratch)
-        reference = Reference(assignment, records, grader, time.monotonic() - start)
+        reference = Reference(assignment.name, records, grader, time.monotonic() - start)
         failing = [(cell, c) for cell, judged in reference.checks().items() for c in judged.checks if not c.passed]
         if failing:
             cell, check = failing[0]
-            raise ReferenceError(f"the course's solution of {assignment} fails its own hidden check {cell} / {check.name}: "
+            raise ReferenceError(f"the course's solution of {assignment.name} fails its own hidden check {cell} / {check.name}: "
                                  f"{check.message}")
         partial = path.with_suffix(f".part{os.getpid()}")
-        partial.write_text(json.dumps({"assignment": assignment, "records": records, "seconds": reference.seconds}),
+        partial.write_text(json.dumps({"assignment": assignment.name, "records": records, "seconds": reference.seconds}),
                            encoding="utf-8")
         partial.replace(path)
         return reference

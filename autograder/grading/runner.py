@@ -9,7 +9,6 @@ and nothing else, ``home`` a copy of matplotlib's font list.
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import subprocess
@@ -21,7 +20,7 @@ from pathlib import Path
 import nbformat
 
 from ..core.processes import kill_tree
-from .job import Job, Limits
+from .job import Job, Limits, RunReport
 
 EXECUTOR = "autograder.grading.execute"
 EXTRA_WALL_S = 180   # the executor's own start and end, beyond the notebook's wall-time limit
@@ -41,7 +40,7 @@ class Box:
 class Run:
     finished: bool
     log: str
-    report: dict | None = None         # the executor's report.json (None: it did not write one)
+    report: RunReport | None = None    # the executor's report.json (None: it did not write one)
     executed: nbformat.NotebookNode | None = None
 
     @property
@@ -91,11 +90,10 @@ def run(box: Box, private: Path, scratch: Path, nb: nbformat.NotebookNode, files
         Job(str(work), str(home), str(ipc), box.runner, box.sandboxed, box.limits, box.data).write(private)
         nbformat.write(nb, str(private / "run.ipynb"))
         finished, log = _executor(private, timeout=box.limits.wall_s + EXTRA_WALL_S)
-        report_path, executed_path = private / "report.json", private / "executed.ipynb"
-        if not finished or not report_path.is_file():
+        executed_path = private / "executed.ipynb"
+        if not finished or not (private / RunReport.FILE).is_file():
             return Run(finished, log)
-        report = json.loads(report_path.read_text(encoding="utf-8"))
-        return Run(True, log, report, nbformat.read(str(executed_path), as_version=4))
+        return Run(True, log, RunReport.read(private), nbformat.read(str(executed_path), as_version=4))
     finally:
         shutil.rmtree(folder, ignore_errors=True)
         shutil.rmtree(ipc, ignore_errors=True)

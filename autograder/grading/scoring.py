@@ -23,6 +23,7 @@ from . import integrity
 from ..core import notebooks
 from ..core.settings import CELL_TIME_LIMIT, FAILED, NEEDS_GPU, NEEDS_MANUAL, NOT_RUN, PARTIAL, PASSED, split_points
 from .compose import Plan
+from .job import RunReport
 from .kernel_guard import KERNEL_EXIT_BLOCKED
 from .results import CellResult
 from .verdicts import OBSERVATION, VALUE, CellChecks
@@ -42,7 +43,7 @@ def _cell_name(nb, index: int) -> str:
     return notebooks.grading(nb.cells[index]).get("grade_id") or f"cell {index + 1}"
 
 
-def stopped_reasons(nb, report: dict) -> list[str]:
+def stopped_reasons(nb, report: RunReport) -> list[str]:
     """Cells stopped by a limit or a blocked exit, and how the run ended, in words."""
     reasons = []
     for index, cell in enumerate(nb.cells):
@@ -54,17 +55,17 @@ def stopped_reasons(nb, report: dict) -> list[str]:
                 reasons.append(f"{name} tried to end the Python process (os._exit)")
             elif error.get("ename") == "MemoryError":
                 reasons.append(f"{name} ran out of memory")
-    stopped = report.get("stopped")
+    stopped = report.stopped
     if stopped:
-        index = stopped.get("cell")
+        index = stopped.cell
         name = _cell_name(nb, index) if index is not None else "a cell"
         later = sum(1 for c in nb.cells[(index or 0) + 1:] if c.cell_type == "code")
         why = {"unstoppable": f"{name} ignored the grader's interrupt, so its kernel was ended",
                "crashed": f"the Python kernel crashed in {name} (a segfault, a forced exit or out of memory)",
                "wall": f"the notebook was still running at {name} when the time for the whole submission ran out"}
-        reasons.append(f"{why.get(stopped.get('why'), 'the run ended early')}; the {later} code cell(s) after it did not run, "
+        reasons.append(f"{why.get(stopped.why, 'the run ended early')}; the {later} code cell(s) after it did not run, "
                        "the cells before it keep their points")
-    if report.get("channel_full"):
+    if report.channel_full:
         reasons.append("the notebook sent more data to the grader than it keeps; checks after that never reported")
     return reasons
 
@@ -82,7 +83,7 @@ def cell_score(points: float, judged: CellChecks | None, error: bool, trusted: b
     return points, PASSED
 
 
-def score(plan: Plan, nb, report: dict, runner: str, checks: dict[str, CellChecks]) -> Outcome:
+def score(plan: Plan, nb, report: RunReport, runner: str, checks: dict[str, CellChecks]) -> Outcome:
     """Per-cell results of the executed notebook ``nb`` (the plan's notebook after the run)."""
     verdict = integrity.assess(plan, nb, report)
     cells: list[CellResult] = []

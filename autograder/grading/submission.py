@@ -16,13 +16,14 @@ nothing it does inside its kernel can turn a wrong value into a right one.
 from __future__ import annotations
 
 import hashlib
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..core import course, notebooks
 from ..core.settings import ERROR, GRADED, INCOMPLETE
-from . import compose, feedback, intake, reference, runner, scoring, verdicts
+from . import assignment, compose, feedback, intake, reference, runner, scoring, verdicts
+from .assignment import Assignment
 from .results import SubmissionResult
 
 UNSAFE_FLAG = "--unsafe-no-sandbox"
@@ -30,36 +31,34 @@ UNSAFE_FLAG = "--unsafe-no-sandbox"
 
 @dataclass
 class Context:
-    """What every submission of one grading run shares."""
+    """What every submission of one grading run shares: among it, each assignment read once (assignment.py) and its
+    reference run."""
     out: Path
     work: Path
     box: runner.Box
     sandbox_label: str
     keep: bool
+    assignments: dict[str, Assignment] = field(default_factory=dict)
     references: dict[str, reference.Reference] = field(default_factory=dict)
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     @property
     def runner(self) -> str:
         return self.box.runner
 
-    def tests(self, assignment: str) -> list[tuple[str, float, bool]]:
-        nb = notebooks.read(course.solution_notebook(assignment))
-        return [(notebooks.grading(c)["grade_id"], float(notebooks.grading(c).get("points", 0)), notebooks.is_gpu_test_cell(c))
-                for c in notebooks.test_cells(nb)]
-
-    def written_answers(self, assignment: str) -> list[tuple[str, float]]:
-        """(grade_id, points) of each manually graded answer cell of the assignment."""
-        nb = notebooks.read(course.solution_notebook(assignment))
-        return [(notebooks.grading(c)["grade_id"], float(notebooks.grading(c).get("points", 0)))
-                for c in nb.cells if notebooks.is_manual_cell(c)]
+    def assignment(self, name: str) -> Assignment:
+        with self._lock:   # --jobs grades in threads: still one read per assignment
+            if name not in self.assignments:
+                self.assignments[name] = assignment.load(name)
+            return self.assignments[name]
 
     def feedback_path(self, result: SubmissionResult) -> Path:
         return self.out / "feedback" / result.student / f"{result.assignment}.html"
 
-    def reference(self, assignment: str) -> reference.Reference:
-        if assignment not in self.references:
-            self.references[assignment] = reference.load(assignment, self.box, self.work)
-        return self.references[assignment]
+    def reference(self, name: str) -> reference.Reference:
+        if name not in self.references:
+            self.references[name] = reference.load(self.assignment(name), self.box, self.work)
+        return self.references[name]
 
 
 def job_folder(work: Path, student: str, assignment: str) -> Path:
@@ -77,9 +76,9 @@ def write_page(ctx: Context, result: SubmissionResult, page: str) -> None:
 def problem(ctx: Context, student: str, assignment: str, status: str, reason: str, seconds: float = 0.0,
             flags: list[str] | None = None) -> SubmissionResult:
     """The row, cells and short page of a submission that could not be graded normally."""
-    result = SubmissionResult(student, assignment, status, reason, seconds, scoring.blank(ctx.tests(assignment), ctx.runner)
-                              + scoring.written(ctx.written_answers(assignment)),
-                              list(flags or []), ctx.sandbox_label)
+    task = ctx.assignment(assignment)
+    result = SubmissionResult(student, assignment, status, reason, seconds, scoring.blank(task.test_points, ctx.runner)
+                              + scoring.written(task.written), list(flags or []), ctx.sandbox_label)
     write_page(ctx, result, feedback.problem_page(result))
     return result
 
@@ -90,10 +89,11 @@ def grade_submission(ctx: Context, student: str, assignment: str, folder: Path) 
     _, stamp_problem = intake.read_timestamp(folder)
     if stamp_problem:
         repairs.append(f"{stamp_problem} (the gradebook records the time the file was written instead)")
-    got = intake.read_submission(folder, assignment, repairs)
+    task = ctx.assignment(assignment)
+    got = intake.read_submission(folder, task, repairs)
     if isinstance(got, intake.Refusal):
         return problem(ctx, student, assignment, got.status, got.reason, flags=repairs)
-    plan = compose.build(got, assignment)
+    plan = compose.build(got, task)
     files, notes = intake.box_files(folder, assignment, got)
     private = job_folder(ctx.work, student, assignment)
     try:
@@ -107,18 +107,18 @@ def grade_submission(ctx: Context, student: str, assignment: str, folder: Path) 
     if run.failure:
         return problem(ctx, student, assignment, ERROR, run.failure, time.monotonic() - start, flags)
     report, executed = run.report, run.executed
-    if report.get("error"):
-        return problem(ctx, student, assignment, ERROR, f"the notebook's kernel could not start: {report['error']}",
+    if report.error:
+        return problem(ctx, student, assignment, ERROR, f"the notebook's kernel could not start: {report.error}",
                        time.monotonic() - start, flags)
     ref = ctx.reference(assignment)
-    checks = verdicts.judge(ref.records, report.get("channel", []), ref.rules)
+    checks = verdicts.judge(ref.records, report.channel, ref.rules)
     outcome = scoring.score(plan, executed, report, ctx.runner, checks)
-    status = INCOMPLETE if report.get("stopped") else GRADED
+    status = INCOMPLETE if report.stopped else GRADED
     result = SubmissionResult(student, assignment, status, "; ".join(plan.notes + notes + outcome.reasons), 0.0,
-                              outcome.cells + scoring.written(ctx.written_answers(assignment)),
+                              outcome.cells + scoring.written(task.written),
                               flags + [f for f in outcome.flags if f not in flags], ctx.sandbox_label)
     try:
-        page = feedback.render_page(executed, plan, result, checks, outcome.untrusted)
+        page = feedback.render_page(executed, plan, result, checks, task.hidden_lines(), outcome.untrusted)
     except Exception as error:  # the grade stands; say why the page is the short one
         result.reason = "; ".join(filter(None, [result.reason, f"the feedback page could not be rendered ({type(error).__name__})"]))
         page = feedback.problem_page(result)

@@ -54,7 +54,7 @@ def make_context(out: Path, work: Path, limits: Limits, runner_kind: str, unsafe
 def load_references(ctx: Context, assignments: list[str], jobs: int) -> None:
     """Every assignment's reference run, ``jobs`` at a time; a solution that fails its own tests stops grading."""
     def one(assignment: str) -> None:
-        ctx.references[assignment] = reference.load(assignment, ctx.box, ctx.work)
+        ctx.references[assignment] = reference.load(ctx.assignment(assignment), ctx.box, ctx.work)
 
     try:
         with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:

@@ -81,7 +81,7 @@ def plot_history(history: Mapping[str, Sequence[float]], xlabel: str = "epoch", 
     return fig
 
 
-def plot_runs(runs: Mapping[str, Mapping[str, Sequence[float]]], metrics: Sequence[str] = ("test_loss", "test_acc"),
+def plot_runs(runs: Mapping[str, Mapping[str, Sequence[float]]], metrics: Sequence[str] = ("val_loss", "val_acc"),
               xlabel: str = "epoch", title: str = ""):
     """Compare several runs: one panel per metric, one line per run.
 

@@ -14,14 +14,14 @@ from coursekit.plots import plot_runs
 
 
 def _history(start: float) -> dict[str, list[float]]:
-    return {"test_loss": [start, start / 2, start / 4], "test_acc": [0.9, 0.95, 0.97]}
+    return {"val_loss": [start, start / 2, start / 4], "val_acc": [0.9, 0.95, 0.97]}  # as coursekit.mnist.fit returns
 
 
 def test_plot_runs_draws_one_panel_per_metric_and_one_colour_per_family():
     runs = {"Adam, seed 0": _history(1.0), "Adam, seed 1": _history(1.1), "SGD, seed 0": _history(2.0)}
     fig = plot_runs(runs)
     loss_ax, acc_ax = fig.axes
-    assert (loss_ax.get_title(), acc_ax.get_title()) == ("test loss", "test acc")
+    assert (loss_ax.get_title(), acc_ax.get_title()) == ("val loss", "val acc")
     assert len(loss_ax.lines) == 3 and list(loss_ax.lines[1].get_ydata()) == [1.1, 0.55, 0.275]
     colours = [line.get_color() for line in loss_ax.lines]
     assert colours[0] == colours[1] != colours[2]  # seeds of one recipe share a colour

@@ -92,7 +92,7 @@ import torch
 from coursekit import plots
 from coursekit.plots import *
 x = torch.arange(6.0).reshape(2, 3)
-history = {"train_loss": [1.0, 0.5], "test_loss": [1.1, 0.6], "test_acc": [0.8, 0.9]}
+history = {"train_loss": [1.0, 0.5], "val_loss": [1.1, 0.6], "val_acc": [0.8, 0.9]}
 calls = {
     "show_matrix": lambda: show_matrix(x),
     "show_broadcast": lambda: show_broadcast(x, torch.ones(3)),

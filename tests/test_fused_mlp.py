@@ -126,7 +126,7 @@ def test_moving_keeps_the_model_and_the_buffer_shared():
     assert fused.flat.dtype == torch.float64 and model.net[0].weight.dtype == torch.float64
     with torch.no_grad():
         fused.flat.zero_()
-    assert all(float(p.abs().sum()) == 0.0 for p in model.parameters())
+    assert all(float(p.detach().abs().sum()) == 0.0 for p in model.parameters())
 
 
 def test_layers_registered_in_any_order_are_found_by_shape():

@@ -85,10 +85,11 @@ def pytest_collection_modifyitems(config, items):
 # group ("lesson::NAME"): they share the lesson's graded run and its reference run, which runs once per
 # session under a lock (grading/reference.py), so on two workers at once one would sit waiting for the other's.
 _SPREAD_BY_LESSON = {"test_grading", "test_variants"}
-# Seconds the slow modules took on this 2-core machine (`make test --durations`, two workers, 2026-12-03);
-# the ones not named here take a few seconds. Only the order of the groups depends on them.
-_MODULE_SECONDS = {"test_hostile_submissions": 250, "test_browser": 200, "test_shards": 95, "test_slurm": 60,
-                   "test_grading_isolation": 55, "test_classroom": 75, "test_instructor_pages": 180, "test_demos": 40, "test_release": 45, "test_plain_commands": 15}
+# Seconds the slow modules took on this 2-core machine (`make test PYTEST_ARGS=--durations=0`, three workers,
+# 2026-12-05); the ones not named here take a few seconds. Only the order of the groups depends on them.
+_MODULE_SECONDS = {"test_hostile_submissions": 290, "test_classroom": 275, "test_browser": 260, "test_instructor_pages": 190,
+                   "test_grading_isolation": 120, "test_intake_fuzz": 115, "test_shards": 105, "test_slurm": 65,
+                   "test_demos": 45, "test_plain_commands": 25, "test_nbval": 20, "test_similarity": 15, "test_release": 12}
 
 
 def _module_and_lesson(nodeid: str) -> tuple[str, str | None]:

@@ -19,7 +19,8 @@ enough, the instructor set-up gives every page a Content-Security-Policy:
   inline: a student's ``<img src="/logout">`` or ``/formgrader/api/...`` in a markdown cell is never requested;
   requests by script only to the server.
 - **Students' folders** (``submitted/``, ``autograded/``, ``feedback/``, the exchange): ``/files/`` and
-  ``/nbconvert/`` serve their HTML made inert (courselab/student_files.py).
+  ``/nbconvert/`` serve their HTML made inert (courselab/student_files.py); Formgrader's own route to the files
+  beside a submission serves pictures only.
 
 This is tornado's own mechanism for rewriting responses (an ``OutputTransform``), added by courselab's server
 extension in the instructor set-up; neither nbgrader's nor JupyterLab's code is changed.
@@ -46,6 +47,9 @@ _NOT_APP_PAGES = ("files/", "view/", "static/", "api/", "nbconvert/", "formgrade
 # pictures come from files/. Nothing else on the server answers an <img>, <video> or @font-face.
 LAB_ASSETS = ("static/", "lab/extensions/", "lab/api/themes/", "kernelspecs/", "files/")
 _NBCONVERT = re.compile(r"nbconvert/[^/]+/(.*)")
+# Formgrader serves the files beside a submission's copy in autograded/ (nbgrader's Autograde copies there whatever
+# the student handed in beside the notebook) at the server's own origin, for the pictures of the manual-grading page.
+_SUBMISSION_FILE = re.compile(r"submissions/(?!components/)[^/]+/(?!(?:next|prev|next_incorrect|prev_incorrect)/?$).+")
 
 
 @dataclass
@@ -92,6 +96,8 @@ REFUSED = (b"<!DOCTYPE html><title>Refused</title><p>This address names a studen
            b"person could have written; Formgrader does not show it.</p>")
 STARTING = (b"<!DOCTYPE html><title>Starting</title><p>Formgrader's pages are being set up (the course's templates "
             b"and their policy); reload in a moment. If this stays, the server's log says why.</p>")
+NOT_ON_FORMGRADER = (b"<!DOCTYPE html><title>Not shown</title><p>A student's file is not shown on Formgrader's "
+                     b"pages. Open it from JupyterLab's file browser, where a page a student made is shown inert.</p>")
 NOT_SHOWN = (b"<!DOCTYPE html><title>Not shown</title><p>This conversion of a student's notebook came in parts, "
              b"which the course cannot make inert; open the notebook in JupyterLab instead.</p>")
 
@@ -113,6 +119,8 @@ def transform_class(base_url: str, trusted: Trusted, settings: dict, root_dir: s
             converted = _NBCONVERT.fullmatch(unquote(path[len(base_url):]))
             if converted and student_files.student_folder_of(settings, root_dir, converted.group(1)):
                 return self._inert_conversion(status_code, headers, chunk, finishing, converted.group(1))
+            if path.startswith(formgrader) and _SUBMISSION_FILE.fullmatch(path[len(formgrader):]):
+                return self._students_file(status_code, headers, chunk, finishing)
             if not headers.get("Content-Type", "").startswith("text/html"):
                 return status_code, headers, chunk
             if path.startswith(formgrader) and not path.startswith((f"{formgrader}static/", f"{formgrader}api/")):
@@ -137,9 +145,21 @@ def transform_class(base_url: str, trusted: Trusted, settings: dict, root_dir: s
             self.dropping = not finishing
             return status_code, headers, body
 
+        def _students_file(self, status_code, headers, chunk, finishing):
+            """A file beside a submission's copy, through Formgrader: a picture as it is, nothing that could run."""
+            headers["Content-Security-Policy"] = student_files.POLICY
+            headers["X-Content-Type-Options"] = "nosniff"
+            kind = headers.get("Content-Type", "").split(";")[0].strip()
+            if status_code in (200, 206) and kind not in student_files.SHOWN_AS_THEY_ARE:
+                return self._replaced(403, headers, NOT_ON_FORMGRADER, student_files.POLICY, finishing)
+            return status_code, headers, chunk
+
         def _inert_conversion(self, status_code, headers, chunk, finishing, notebook: str):
             """nbconvert's output for a notebook in a students' folder: HTML made inert, other types as files are."""
             kind = headers.get("Content-Type", "").split(";")[0].strip()
+            if status_code != 200:
+                headers["Content-Security-Policy"] = student_files.POLICY
+                return status_code, headers, chunk
             if kind in student_files.HTML_TYPES:
                 if not finishing:
                     return self._replaced(500, headers, NOT_SHOWN, student_files.POLICY, finishing)

@@ -33,6 +33,7 @@ import base64
 import http.server
 import os
 import re
+import shutil
 import subprocess
 import sys
 import threading
@@ -154,6 +155,8 @@ def graded_class(instructor_lab):
                                     last_name=f'"><img src=x onerror="{action(51, port)}">',
                                     email=f'"><svg onload="{action(52, port)}">@example.org')
     _students_own_files(submitted / "mallory" / LESSON, port)
+    # nbgrader's Autograde (Formgrader's button) copies what was handed in beside the notebook into autograded/
+    shutil.copy(submitted / "mallory" / LESSON / "notes.html", root / "autograded" / "mallory" / LESSON / "notes.html")
     yield {"root": root, "port": port, "db": db, "hostile_id": hostile_id, "submission_ids": ids, "scores": scores,
            "listener": listener, "big_pages": _big_feedback_pages(root)}
     listener.shutdown()
@@ -343,6 +346,11 @@ def test_students_html_is_served_inert(page, instructor_lab, graded_class):
     assert "<meta http-equiv=\"Content-Security-Policy\"" in exported.text(), "a saved copy forbids scripts itself"
     figure = page.request.get(f"{lab['base']}/files/{folder}/figure.svg", headers=_from_lab(lab))
     assert "attachment" in figure.headers["content-disposition"] and "sandbox" in figure.headers["content-security-policy"]
+    # Formgrader's own route to the files beside a submission's copy, at the server's origin: pictures only
+    beside = page.goto(f"{lab['base']}/formgrader/submissions/{graded_class['submission_ids']['mallory']}/notes.html")
+    assert beside.status == 403 and "not shown on Formgrader's pages" in page.inner_text("body")
+    time.sleep(1.0)
+    assert not _traces(page, lab, graded_class)
 
 
 def test_html_of_any_size_is_served_whole(page, instructor_lab, graded_class):

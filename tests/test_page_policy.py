@@ -202,6 +202,22 @@ def test_a_students_notebook_converted_to_html_is_served_inert():
     assert chunk == page
 
 
+def test_formgrader_serves_the_files_beside_a_submission_as_pictures_only():
+    page = b"<html><body><script>alert(1)</script></body></html>"
+    for served in ("text/html", "image/svg+xml", "application/octet-stream"):
+        headers = HTTPHeaders({"Content-Type": served, "Content-Length": "200000"})
+        status, headers, chunk = _transform("/formgrader/submissions/4f0c/notes.html").transform_first_chunk(
+            200, headers, page, False)
+        assert status == 403 and b"alert" not in chunk and headers["Content-Length"] == str(len(chunk)), served
+    picture = HTTPHeaders({"Content-Type": "image/png"})
+    status, headers, chunk = _transform("/formgrader/submissions/4f0c/shot.png").transform_first_chunk(200, picture, b"png", True)
+    assert (status, chunk) == (200, b"png") and headers["Content-Security-Policy"] == student_files.POLICY
+    for page_itself in ("/formgrader/submissions/4f0c/", "/formgrader/submissions/4f0c/next"):
+        headers = HTTPHeaders({"Content-Type": "text/html"})
+        status, _, chunk = _transform(page_itself).transform_first_chunk(200, headers, page, True)
+        assert (status, chunk) == (200, page), page_itself
+
+
 def test_students_folders_are_found_as_written_and_as_resolved(tmp_path):
     root = tmp_path / "course"
     (root / "submitted" / "ann").mkdir(parents=True)

@@ -58,20 +58,23 @@ def odd_entries(tmp_path):
 
 def test_only_regular_files_are_read_and_every_other_entry_is_named_by_its_kind(odd_entries):
     folder, _ = odd_entries
-    assert student_files.read_in_folder(folder, "notebook.ipynb", 10**6) == HONEST
+    assert student_files.read_in_submission(folder, "notebook.ipynb", 10**6) == HONEST
     expected = {"absolute-link": "a symbolic link", "relative-link": "a symbolic link", "folder-link": "a symbolic link",
                 "loop-a": "a symbolic link", "itself": "a symbolic link", "zero": "a symbolic link",
                 "pipe": "a named pipe (FIFO)", "socket": "a socket", "sub": "a folder"}
     for name, words in expected.items():
         with pytest.raises(Refused) as refused:
-            student_files.read_in_folder(folder, name, 10**6)
+            student_files.read_in_submission(folder, name, 10**6)
         assert refused.value.reason == words, name
     with pytest.raises(Refused, match="over the limit of 1 KB"):
-        student_files.read_in_folder(folder, "notebook.ipynb", 1024)
+        student_files.read_in_submission(folder, "notebook.ipynb", 1024)
     with pytest.raises(Refused, match="symbolic link, not a folder"):
-        student_files.read_in_folder(folder / "folder-link", "outside.ipynb", 10**6)
+        student_files.read_in_submission(folder / "folder-link", "outside.ipynb", 10**6)
+    assert (folder / "folder-link" / "student").is_dir(), "a real folder, reached through a student's link"
+    with pytest.raises(Refused, match="symbolic link, not a folder"):
+        student_files.read_in_submission(folder / "folder-link" / "student", "notebook.ipynb", 10**6)
     with pytest.raises(FileNotFoundError):
-        student_files.read_in_folder(folder, "missing.ipynb", 10**6)
+        student_files.read_in_submission(folder, "missing.ipynb", 10**6)
 
 
 def test_a_link_or_a_pipe_put_in_place_after_the_check_is_still_never_read(odd_entries, monkeypatch):
@@ -86,9 +89,9 @@ def test_a_link_or_a_pipe_put_in_place_after_the_check_is_still_never_read(odd_e
 
     monkeypatch.setattr(os, "stat", checked_as_regular)
     with pytest.raises(Refused, match="a symbolic link"):
-        student_files.read_in_folder(folder, "absolute-link", 10**6)
+        student_files.read_in_submission(folder, "absolute-link", 10**6)
     with pytest.raises(Refused, match="a named pipe"):
-        student_files.read_in_folder(folder, "pipe", 10**6)
+        student_files.read_in_submission(folder, "pipe", 10**6)
 
 
 def test_a_file_the_grader_may_not_read_is_refused_with_that_reason(tmp_path, monkeypatch):
@@ -102,7 +105,7 @@ def test_a_file_the_grader_may_not_read_is_refused_with_that_reason(tmp_path, mo
 
     monkeypatch.setattr(os, "open", denied)
     with pytest.raises(Refused, match="permission denied"):
-        student_files.read_in_folder(tmp_path, "locked.ipynb", 10**6)
+        student_files.read_in_submission(tmp_path, "locked.ipynb", 10**6)
 
 
 def test_a_copy_holds_regular_files_and_folders_only_and_lists_the_rest(odd_entries, tmp_path):

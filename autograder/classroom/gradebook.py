@@ -73,9 +73,10 @@ class Recorded:
 
 
 def _small_text(path: Path) -> str | None:
-    """The text of a small regular file in a real folder (core/student_files.py: never through a link), or None."""
+    """The text of a small regular file in a submission's folder (core/student_files.py: never through a link), or
+    None."""
     try:
-        return student_files.read_in_folder(path.parent, path.name, _SMALL).decode("utf-8", "replace")
+        return student_files.read_in_submission(path.parent, path.name, _SMALL).decode("utf-8", "replace")
     except (OSError, student_files.Refused):
         return None
 

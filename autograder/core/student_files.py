@@ -118,9 +118,20 @@ def read_file(name: str | Path, limit: int, dir_fd: int | None = None) -> bytes:
         os.close(fd)
 
 
-def read_in_folder(folder: Path, name: str, limit: int) -> bytes:
-    """``read_file`` of ``folder/name``, the folder itself never a link (FileNotFoundError, Refused as there)."""
-    fd = open_folder(folder)
+def open_submission(folder: Path) -> int:
+    """A descriptor of a submission's folder ``SUBMISSIONS/<student>/<assignment>``: the student's folder and the
+    assignment's are both opened without following a link (a student's folder that is a link would otherwise lead
+    every path below it elsewhere). Raises FileNotFoundError, NotADirectoryError or Refused as ``open_folder``."""
+    parent = open_folder(folder.parent)
+    try:
+        return open_folder(folder.name, dir_fd=parent)
+    finally:
+        os.close(parent)
+
+
+def read_in_submission(folder: Path, name: str, limit: int) -> bytes:
+    """``read_file`` of the file ``name`` in the submission's folder (``open_submission``)."""
+    fd = open_submission(folder)
     try:
         return read_file(name, limit, dir_fd=fd)
     finally:

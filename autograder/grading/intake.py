@@ -99,7 +99,7 @@ def _raw_notebook(folder: Path, assignment: str) -> bytes | Refusal:
     name = f"{assignment}.ipynb"
     where = f"{shown(folder.parent.name)}/{folder.name}"
     try:
-        fd = student_files.open_folder(folder)
+        fd = student_files.open_submission(folder)
     except FileNotFoundError:
         return Refusal(NOT_SUBMITTED, f"no folder {where}")
     except NotADirectoryError:
@@ -290,7 +290,7 @@ def read_timestamp(folder: Path) -> tuple[datetime | None, str | None]:
     strictly: (the time, None); (None, None) without the file; (None, the problem) when it is not a time. Only the
     forms nbgrader writes are times (``2027-01-15 23:59:00.123456 UTC``, ISO 8601 with an offset or none)."""
     try:
-        fd = student_files.open_folder(folder)
+        fd = student_files.open_submission(folder)
     except (OSError, student_files.Refused):
         return None, None   # no folder to find it in: reading the notebook says why
     try:
@@ -322,7 +322,7 @@ def box_files(folder: Path, assignment: str, nb: nbformat.NotebookNode) -> tuple
     notes = []
     for name in course.submission_files(assignment):
         try:
-            files[name] = student_files.read_in_folder(folder, name, MAX_NOTEBOOK_MB * 2**20)
+            files[name] = student_files.read_in_submission(folder, name, MAX_NOTEBOOK_MB * 2**20)
         except (FileNotFoundError, student_files.Refused) as error:
             why = getattr(error, "reason", "missing")
             notes.append(f"{name} (declared by the assignment) is {why}: not given to the box")

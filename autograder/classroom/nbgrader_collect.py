@@ -122,8 +122,8 @@ class CollectStudentIds(ExchangeCollect):
                              "; the copy collected before stays" if os.path.lexists(dest) else "")
             return
         for relative, why in copied.left_out:
-            self.log.warning("Left out of %s's submission: %s is %s (only regular files and folders are collected)",
-                             student, intake.shown(relative), why)
+            self.log.warning("Left out of %s's submission: %s is %s (collect takes regular files and folders only, "
+                             "each within CourseDirectory.max_file_size)", student, intake.shown(relative), why)
         if not (staging / f"{assignment}.ipynb").is_file():
             self.log.warning("%s's submission has no %s.ipynb that is a regular file: grading will say the notebook is "
                              "missing; ask the student to submit the notebook file itself", student, assignment)
@@ -142,8 +142,8 @@ class CollectStudentIds(ExchangeCollect):
             return
         stamp = named.strftime(TIME_FORMAT)
         kept = replace_timestamp(folder, stamp)
-        self.log.warning("%s's %s %s: recorded as submitted at %s, the time in the inbound folder's name%s", student,
-                         TIMESTAMP, problem or "is missing", stamp, f" (the student's file is kept as {kept})" if kept else "")
+        self.log.warning("%s's %s: recorded as submitted at %s, the time in the inbound folder's name%s", student,
+                         problem or f"{TIMESTAMP} is missing", stamp, f" (the student's file is kept as {kept})" if kept else "")
 
     def _limits(self) -> student_files.TreeLimits:
         return student_files.TreeLimits(file_bytes=1000 * self.coursedir.max_file_size,

@@ -63,9 +63,13 @@ class CollectStudentIds(ExchangeCollect):
             except (ValueError, OverflowError):
                 problem, when = "its time is not a time", datetime.min
         if problem is None:
-            info = os.lstat(path)
-            if not stat.S_ISDIR(info.st_mode):
-                problem, when = f"it is {student_files.kind(info.st_mode)}, not a folder", datetime.min
+            try:
+                mode = os.lstat(path).st_mode
+            except OSError as error:   # gone, or not ours to look at
+                problem, when = f"it could not be looked at ({type(error).__name__})", datetime.min
+            else:
+                if not stat.S_ISDIR(mode):
+                    problem, when = f"it is {student_files.kind(mode)}, not a folder", datetime.min
         record = {"username": parts[0], "filename": name, "timestamp": when}
         if problem:
             record[REFUSED] = problem

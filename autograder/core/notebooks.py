@@ -133,6 +133,17 @@ def from_bytes(raw: bytes) -> tuple[dict, list[str]]:
     return data, notes + upgraded
 
 
+def read_bounded(path: str | Path, max_bytes: int = 64 * 2**20) -> NotebookNode:
+    """A notebook file someone hands to a tool of the course (``check``), read as ``from_bytes`` reads it: raises
+    NotReadable with a reason that fits, never a parser's traceback."""
+    size = Path(path).stat().st_size
+    if size > max_bytes:
+        raise NotReadable(f"it is {size / 2**20:.0f} MB, over the {max_bytes / 2**20:.0f} MB a notebook may have; clear "
+                          "its outputs (Edit > Clear Outputs of All Cells), save it and try again")
+    data, _ = from_bytes(Path(path).read_bytes())
+    return nbformat.from_dict(data)
+
+
 def dumps(nb: NotebookNode) -> str:
     """One canonical text form: nbformat's own layout plus a final newline."""
     text = nbformat.writes(nb)

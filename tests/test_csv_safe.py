@@ -11,6 +11,8 @@ import csv
 import io
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from autograder.core import csv_safe
 
@@ -94,3 +96,24 @@ def test_nbgrader_export_through_the_course_plugin_quotes_a_hostile_roster(tmp_p
     assert by_id["1e5"]["first_name"] == "'@SUM(1)" and by_id["1e5"]["last_name"] == "O'Brien\n=1"
     assert float(by_id["TRUE"]["score"]) == 0 and by_id["TRUE"]["timestamp"] == ""
     assert '"0012"' in text and ',0,' in text, "ids quoted, scores bare numbers"
+
+
+@settings(max_examples=200, deadline=None, derandomize=True, database=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(rows=st.lists(st.lists(st.one_of(st.text(), st.integers(-10**6, 10**6), st.none()), min_size=3, max_size=3),
+                     max_size=8))
+def test_any_text_stays_in_its_column_starts_no_formula_and_reads_back(tmp_path, rows):
+    """Fuzzed fields (hypothesis's text includes line breaks, quotes, commas, control characters, lone surrogates)."""
+    csv_safe.write(tmp_path / "x.csv", ["a", "b", "c"], rows)
+    with open(tmp_path / "x.csv", newline="", encoding="utf-8") as f:
+        written = list(csv.reader(f))[1:]
+    assert len(written) == len(rows) and all(len(row) == 3 for row in written)
+    texts = [field for given_row, row in zip(rows, written) for value, field in zip(given_row, row) if isinstance(value, str)]
+    assert not any(field.startswith(csv_safe.FORMULA_START) for field in texts), "a negative number may; text never"
+    back = [list(row.values()) for row in csv_safe.read(tmp_path / "x.csv")]
+    for given_row, read_row in zip(rows, back):
+        for value, field in zip(given_row, read_row):
+            if isinstance(value, str) and not any("\ud800" <= ch <= "\udfff" or ch == "\x00" for ch in value):
+                assert field == value
+            elif isinstance(value, int):
+                assert int(field) == value

@@ -16,6 +16,8 @@ from pathlib import Path
 
 import nbformat
 import pytest
+from hypothesis import HealthCheck, event, given, settings
+from hypothesis import strategies as st
 
 from autograder.core import notebooks, student_files
 from autograder.core.student_files import Refused, TreeLimits
@@ -239,3 +241,68 @@ def test_a_student_entry_that_is_no_folder_gets_a_row_saying_what_it_is(tmp_path
         got = intake.read_submission(tmp_path / student / LESSON, TASK)
         assert isinstance(got, intake.Refusal) and words in got.reason, got
     assert intake.read_timestamp(tmp_path / "pipe" / LESSON) == (None, None)
+
+
+json_values = st.recursive(
+    st.one_of(st.none(), st.booleans(), st.integers(), st.floats(allow_nan=False),
+              st.text(alphabet=st.characters(blacklist_categories=()), max_size=12)),
+    lambda inner: st.one_of(st.lists(inner, max_size=4),
+                            st.dictionaries(st.text(alphabet=st.characters(blacklist_categories=()), max_size=8), inner, max_size=4)),
+    max_leaves=40)
+notebook_like = st.builds(
+    lambda cells, version, extra: json.dumps({"cells": cells, "nbformat": version, "metadata": extra}).encode(),
+    st.lists(st.one_of(json_values, st.fixed_dictionaries({"cell_type": st.sampled_from(["code", "markdown", "raw"]),
+                                                           "source": json_values, "metadata": json_values})), max_size=5),
+    st.one_of(st.sampled_from([2, 3, 4, 4, 4, 5]), json_values), json_values)
+spliced = st.builds(lambda at, junk: HONEST[:at] + junk + HONEST[at + len(junk):],
+                    st.integers(0, len(HONEST)), st.binary(min_size=1, max_size=8))
+
+def _with_text(index: int, text: str, ascii_only: bool, bom: bytes) -> bytes:
+    nb = json.loads(HONEST)
+    nb["cells"][index % len(nb["cells"])]["source"] = text
+    return bom + json.dumps(nb, ensure_ascii=ascii_only).encode("utf-8", "surrogatepass")
+
+
+any_text = st.text(alphabet=st.characters(blacklist_categories=()), max_size=30)
+honest_with_text = st.builds(_with_text, st.integers(0, 100), any_text, st.booleans(), st.sampled_from([b"", b"\xef\xbb\xbf"]))
+prefixed = st.builds(lambda bom, body: bom + body, st.sampled_from([b"\xef\xbb\xbf", b"\xff\xfe", b"\xfe\xff", b"\xff\xfe\x00\x00", b""]),
+                     st.one_of(notebook_like, spliced))
+
+
+@settings(max_examples=150, deadline=None, derandomize=True, database=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(raw=st.one_of(st.binary(max_size=200), notebook_like, spliced, prefixed))
+def test_whatever_bytes_a_notebook_file_holds_intake_reads_or_refuses_it_in_words(tmp_path, raw):
+    """Fuzzed bytes (random, JSON of every shape and version with any Unicode, the honest notebook with bytes spliced
+    in, byte-order marks): read and writable, or refused with a reason; never an exception."""
+    folder = tmp_path / "student" / LESSON
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / f"{LESSON}.ipynb").write_bytes(raw)
+    got = intake.read_submission(folder, TASK, [])
+    if isinstance(got, intake.Refusal):
+        event(f"refused: {got.reason[len(LESSON) + 7:60]}")
+        assert got.status == "invalid notebook" and got.reason.startswith(f"{LESSON}.ipynb "), got
+        return
+    event("taken in")
+    files, _ = intake.box_files(folder, LESSON, got)
+    nbformat.validate(nbformat.reads(files[f"{LESSON}.ipynb"].decode("utf-8"), as_version=4))
+
+
+@settings(max_examples=60, deadline=None, derandomize=True, database=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(raw=honest_with_text)
+def test_any_text_in_an_honest_notebook_is_read_and_can_be_written(tmp_path, raw):
+    """Any Unicode in a cell (lone surrogates as JSON escapes included), with or without a byte-order mark: the
+    notebook is read and written whole; only bytes that are no UTF-8 at all (an encoded surrogate) are refused."""
+    folder = tmp_path / "student" / LESSON
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / f"{LESSON}.ipynb").write_bytes(raw)
+    got = intake.read_submission(folder, TASK, [])
+    try:
+        raw.decode("utf-8")
+    except UnicodeDecodeError:
+        assert isinstance(got, intake.Refusal) and "not UTF-8 text" in got.reason
+        return
+    assert not isinstance(got, intake.Refusal), got
+    files, _ = intake.box_files(folder, LESSON, got)
+    assert files[f"{LESSON}.ipynb"].decode("utf-8")

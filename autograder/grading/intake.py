@@ -10,6 +10,7 @@ repaired, an older format upgraded); then made well formed here before anything 
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import re
@@ -109,7 +110,8 @@ def _raw_notebook(folder: Path, assignment: str) -> bytes | Refusal:
     try:
         return student_files.read_file(name, MAX_NOTEBOOK_MB * 2**20, dir_fd=fd)
     except FileNotFoundError:
-        found = sorted(entry.name for entry in os.scandir(fd) if entry.name.endswith(".ipynb"))
+        with os.scandir(fd) as entries:   # the first thousand are plenty to name ten (a folder may hold millions)
+            found = sorted(itertools.islice((e.name for e in entries if e.name.endswith(".ipynb")), 1000))
         return Refusal(MISSING, f"no {name} in the submission"
                        + (f" (found: {', '.join(shown(n) for n in found[:10])})" if found else ""))
     except student_files.Refused as refused:

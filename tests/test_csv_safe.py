@@ -8,7 +8,6 @@ through the course's settings) are checked again on a real class in tests/test_e
 from __future__ import annotations
 
 import csv
-import io
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -67,10 +66,30 @@ def test_a_file_is_written_whole_or_not_at_all(tmp_path):
     assert csv_safe.read(target) == [{"a": "kept"}] and [p.name for p in tmp_path.iterdir()] == ["grades.csv"]
 
 
+class _Gradebook:
+    """What the export plugin reads of nbgrader's Gradebook (the real one, through `nbgrader export`, is in
+    tests/test_exchange_fuzz.py: opening one costs seconds)."""
+
+    def __init__(self, roster: dict[str, tuple[str, str, str]], handed_in: dict[str, float]):
+        from types import SimpleNamespace as Row
+
+        self.assignments = [Row(name="00_setup", duedate=None, max_score=3.0)]
+        self.students = [Row(id=sid, first_name=first, last_name=last, email=email)
+                         for sid, (first, last, email) in roster.items()]
+        self._handed_in = {sid: Row(timestamp="2027-01-10 10:00:00", score=score, late_submission_penalty=None)
+                           for sid, score in handed_in.items()}
+
+    def find_submission(self, assignment: str, student: str):
+        from nbgrader.api import MissingEntry
+
+        if student not in self._handed_in:
+            raise MissingEntry()
+        return self._handed_in[student]
+
+
 def test_nbgrader_export_through_the_course_plugin_quotes_a_hostile_roster(tmp_path):
     """`nbgrader export`'s plugin (routed by core/settings.py): the same columns as nbgrader's own, roster names and
     e-mails that would be formulas or split columns written safely, scores as numbers."""
-    from nbgrader.api import Gradebook
     from traitlets.config import Config
 
     from autograder.classroom.nbgrader_export import COLUMNS, SafeCsvExport
@@ -81,21 +100,19 @@ def test_nbgrader_export_through_the_course_plugin_quotes_a_hostile_roster(tmp_p
     assert config.ExportApp.plugin_class == "autograder.classroom.nbgrader_export.SafeCsvExport"
     roster = {"0012": ("=HYPERLINK(\"http://127.0.0.1\",\"x\")", "Lee, Ann", "-2+3@evil.example"),
               "1e5": ("@SUM(1)", "O'Brien\n=1", "+x@example.org"), "TRUE": ("", "", "")}
-    with Gradebook(f"sqlite:///{tmp_path / 'gradebook.db'}", "c") as gb:
-        gb.add_assignment("00_setup")
-        for sid, (first, last, email) in roster.items():
-            gb.add_student(sid, first_name=first, last_name=last, email=email)
-        SafeCsvExport(to=str(tmp_path / "export.csv")).export(gb)
-    text = (tmp_path / "export.csv").read_text(encoding="utf-8")
-    rows = list(csv.DictReader(io.StringIO(text, newline="")))
+    SafeCsvExport(to=str(tmp_path / "export.csv")).export(_Gradebook(roster, {"0012": 2.5, "1e5": 3.0}))
+    with open(tmp_path / "export.csv", newline="", encoding="utf-8") as f:
+        rows = list(csv.DictReader(f))
     assert list(rows[0]) == COLUMNS
     by_id = {row["student_id"]: row for row in rows}
     assert set(by_id) == set(roster), "ids exactly as they are: 0012, 1e5, TRUE"
     assert by_id["0012"]["first_name"].startswith("'=") and by_id["0012"]["last_name"] == "Lee, Ann"
     assert by_id["0012"]["email"] == "'-2+3@evil.example" and by_id["1e5"]["email"] == "'+x@example.org"
     assert by_id["1e5"]["first_name"] == "'@SUM(1)" and by_id["1e5"]["last_name"] == "O'Brien\n=1"
-    assert float(by_id["TRUE"]["score"]) == 0 and by_id["TRUE"]["timestamp"] == ""
-    assert '"0012"' in text and ',0,' in text, "ids quoted, scores bare numbers"
+    assert float(by_id["0012"]["score"]) == 2.5 and by_id["0012"]["timestamp"] == "2027-01-10 10:00:00"
+    assert float(by_id["TRUE"]["score"]) == 0 and by_id["TRUE"]["timestamp"] == "", "nothing handed in: 0, as nbgrader's"
+    raw = (tmp_path / "export.csv").read_bytes().decode("utf-8")
+    assert '"0012",' in raw and ",2.5,0,2.5,3\r\n" in raw, "ids quoted, scores bare numbers"
 
 
 @settings(max_examples=200, deadline=None, derandomize=True, database=None,

@@ -12,7 +12,7 @@ from nbclient.exceptions import CellTimeoutError, DeadKernelError
 
 from coursekit.checks import GPU_SKIPPED
 
-from ..core import notebooks, settings
+from ..core import editions, notebooks, settings
 
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
@@ -54,11 +54,15 @@ def explain(nb, index: int, message: str | None) -> str | None:
 
 
 def run_checks(path: Path, cell_timeout: int = settings.CELL_TIMEOUT_S) -> tuple[list[CheckRow], float]:
+    import os
+
     nb = notebooks.read(path)
     client = notebooks.client(nb, path.parent, timeout=cell_timeout)
     start = time.monotonic()
+    # An edition's notebook runs in a kernel that speaks its language (the checks' lines and hints).
+    env = {**os.environ, editions.i18n().LANGUAGE_VARIABLE: editions.notebook_language(nb)}
     try:
-        client.execute()
+        client.execute(env=env)
     except (CellTimeoutError, DeadKernelError) as exc:
         print(f"warning: the run stopped early ({type(exc).__name__}); cells after that count as not run")
     rows = []

@@ -48,15 +48,23 @@ def _has_fields(text: str) -> bool:
         return False
 
 
+def _messages(node: ast.AST | None) -> list[str]:
+    """The messages a marker's argument can be: a constant, or either branch of ``a if c else b`` (both constants)."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value.strip():
+        return [node.value]
+    if isinstance(node, ast.IfExp):
+        return _messages(node.body) + _messages(node.orelse)
+    return []
+
+
 def package_units(name: str) -> list[units.Unit]:
     found = []
     for path in package_files(name):
         tree = ast.parse(path.read_text(encoding="utf-8"))
         calls = [n for n in ast.walk(tree) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id in MARKERS]
         for node in sorted(calls, key=lambda n: (n.lineno, n.col_offset)):
-            text = node.args[0].value if node.args and isinstance(node.args[0], ast.Constant) else None
-            if isinstance(text, str) and text.strip():
-                found.append(units.Unit(text, where=[f"{path.relative_to(course.ROOT)}:{node.lineno}"],
+            for text in _messages(node.args[0] if node.args else None):
+                found.append(units.Unit(text, where=[str(path.relative_to(course.ROOT))],   # no line: edits elsewhere move it
                                         fields=_has_fields(text)))
     return units.merged(iter(found))
 
@@ -198,14 +206,17 @@ def update(edition: editions.Edition, names: list[str] | None = None) -> list[Pa
 
 def broken(msgid: str, msgstr: str) -> str | None:
     """Why a translation cannot stand for its English, or None: it must keep every code span, maths, HTML tag and
-    {field} of the English (a reader copies code from the text; a page fills the fields), and a table its rows."""
+    {field} of the English (a reader copies code from the text; a page fills the fields), may add no {field} (a page
+    could not fill it), and a table keeps its rows and their pipes. A code span of its own is allowed (a path)."""
     if not msgstr:
         return None
-    wanted, got = sorted(_PLACEABLE.findall(msgid)), sorted(_PLACEABLE.findall(msgstr))
-    if wanted != got:
-        lost = [p for p in wanted if p not in got][:2]
-        extra = [p for p in got if p not in wanted][:2]
-        return "keep the English's " + ", ".join(lost or extra) + (" (not in the English)" if not lost else "")
+    wanted, got = _PLACEABLE.findall(msgid), _PLACEABLE.findall(msgstr)
+    lost = [p for p in wanted if wanted.count(p) > got.count(p)]
+    extra = [p for p in got if p.startswith("{") and got.count(p) > wanted.count(p)]
+    if lost:
+        return "keep the English's " + ", ".join(dict.fromkeys(lost[:3]))
+    if extra:
+        return "no field the English does not have: " + ", ".join(dict.fromkeys(extra[:3]))
     if msgid.lstrip().startswith("|") and [line.count("|") for line in msgid.split("\n")] != \
             [line.count("|") for line in msgstr.split("\n")]:
         return "a table keeps its rows and the pipes of each row"

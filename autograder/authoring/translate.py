@@ -27,7 +27,7 @@ class Translations:
     """The translated, current entries of one catalog file, and the marker for what it lacks."""
 
     def __init__(self, code: str, po: polib.POFile):
-        self.code = code
+        self.language = code
         self.entries = {e.msgid: e.msgstr for e in po
                         if not e.obsolete and not e.fuzzy and e.msgstr and e.msgctxt is None
                         and not catalogs.broken(e.msgid, e.msgstr)}

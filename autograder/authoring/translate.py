@@ -91,8 +91,10 @@ def write_lesson(code: str, name: str, english_folder: Path, into: Path) -> list
 def write_document(code: str, name: str, into: Path | None = None) -> bool:
     """Write the edition ``code`` of document ``name`` (docs/<code>/<name>.md, or under ``into``); True when it
     changed."""
-    english = editions.DOCUMENTS[name].read_text(encoding="utf-8")
-    text = Translations.of(code, name).markdown(english)
+    source = editions.DOCUMENTS[name]
+    english = source.read_text(encoding="utf-8")
+    text = (f"<!-- Made by `python -m autograder release` from {source.relative_to(source.parents[1])} and "
+            f"translations/{code}/{name}.po: edit those, never this file. -->\n" + Translations.of(code, name).markdown(english))
     target = (into / code / f"{name}.md") if into else editions.document_path(code, name)
     if target.is_file() and target.read_text(encoding="utf-8") == text:
         return False

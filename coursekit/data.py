@@ -177,7 +177,7 @@ def _download(url: str, target: Path, expected_md5: str, progress: bool) -> None
 
 def _first_cause(exc: BaseException) -> str:
     """What went wrong first ('[Errno 111] Connection refused'), not the connection pool's wrappers around it."""
-    for _ in range(10):  # a chain is a handful of links; the bound guards against a cycle
+    for _link in range(10):  # a chain is a handful of links; the bound guards against a cycle
         inner = exc.__cause__ or exc.__context__ or next((a for a in exc.args if isinstance(a, BaseException)), None)
         if inner is None:
             break

@@ -143,7 +143,8 @@ def _layout() -> str:
 def test_the_layout_names_every_helper_module_and_top_level_folder():
     layout = _layout()
     helpers = [p.name for p in (course.ROOT / "coursekit").glob("*.py") if p.name != "__init__.py"]
-    folders = ["solutions/", "lessons/", "coursekit/", "autograder/", "courselab/", "jupyter/", "bench/", "tests/", "docs/"]
+    folders = ["solutions/", "lessons/", "translations/", "coursekit/", "autograder/", "courselab/", "jupyter/", "bench/",
+               "tests/", "docs/"]
     missing = [name for name in helpers + folders if name not in layout]
     assert not missing, f"the Layout of docs/architecture.md does not mention {missing}: add a line for each"
     # Every folder at the top of the repository that git tracks is in that list (hidden ones aside).

@@ -53,11 +53,12 @@ def server_environment(role: str = "student", base: dict[str, str] | None = None
     its figures; the set-up's folder goes first on ``JUPYTER_CONFIG_PATH``; this Python's scripts folder
     goes first on ``PATH``; the offline data folders beside the repository are used when no data folder is
     set (as the Makefile does). For an edition (``language``), its kernels speak its language (``COURSEKIT_LANG``,
-    coursekit/i18n.py).
+    coursekit/i18n.py) and JupyterLab keeps its settings in the edition's folder (``edition_settings``).
     """
     env = dict(os.environ if base is None else base)
     if language:
         env["COURSEKIT_LANG"] = language
+        env["JUPYTERLAB_SETTINGS_DIR"] = str(edition_settings(language, env))
     env.pop("MPLBACKEND", None)
     # nbgrader runs `alembic` by name when it creates a gradebook: this environment's scripts must be on PATH
     # even when it was not activated (`.venv/bin/python -m courselab`).
@@ -73,38 +74,38 @@ def server_environment(role: str = "student", base: dict[str, str] | None = None
     return env
 
 
-def lab_arguments(role: str, extra: list[str], here: Path | None = None, language: str | None = None,
-                  lab_settings: Path | None = None) -> list[str]:
+def lab_arguments(role: str, extra: list[str], here: Path | None = None, language: str | None = None) -> list[str]:
     """``jupyter lab`` options for ``role`` (``here``: where the command was started; ``language``: an edition, whose
-    lessons are the root; ``lab_settings``: a folder of JupyterLab overrides, see ``edition_settings``); options in
-    ``extra`` come last, so they win."""
+    lessons are the root); options in ``extra`` come last, so they win."""
     args = []
     if not any("root_dir" in a or "notebook_dir" in a or "notebook-dir" in a for a in extra):
         root = ROOT_DIRS[role] / language if language and role == "student" else ROOT_DIRS[role]
         args.append(f"--ServerApp.root_dir={root or here or Path.cwd()}")
-    if lab_settings is not None:
-        args.append(f"--LabApp.app_settings_dir={lab_settings}")
     if hasattr(os, "geteuid") and os.geteuid() == 0 and "--allow-root" not in extra:
         args.append("--allow-root")  # containers and CI machines run as root; JupyterLab refuses without this
     return args + list(extra)
 
 
-def edition_settings(language: str, into: Path) -> Path:
-    """A folder of JupyterLab application settings that opens the interface in ``language`` (the language pack's
-    locale: JupyterLab's translation setting), on top of the overrides this JupyterLab already has; the student can
-    still pick another language in Settings > Language, which JupyterLab keeps in the user's own settings."""
+def edition_settings(language: str, env: dict[str, str]) -> Path:
+    """The JupyterLab user settings folder of an edition's set-up, beside the student's own (``user-settings-pt_BR``
+    next to ``user-settings``): made on the first start as a copy of the student's settings with JupyterLab's
+    language set to the edition's, then left to the student (Settings > Language still changes it there).
+
+    Why a folder of its own: JupyterLab translates its menus on the server from the *user's* language setting
+    (jupyterlab_server's ``get_current_locale``), so a default (an ``overrides.json``) changes only the labels the
+    page translates itself; and the English set-up must stay English whatever was chosen here."""
     import json
+    import shutil
 
-    from jupyterlab.commands import get_app_dir
-
-    overrides: dict = {}
-    site = Path(get_app_dir()) / "settings" / "overrides.json"
-    if site.is_file():
-        overrides = json.loads(site.read_text(encoding="utf-8"))
-    overrides.setdefault("@jupyterlab/translation-extension:plugin", {})["locale"] = language
-    into.mkdir(parents=True, exist_ok=True)
-    (into / "overrides.json").write_text(json.dumps(overrides, indent=2) + "\n", encoding="utf-8")
-    return into
+    own = Path(env.get("JUPYTERLAB_SETTINGS_DIR") or Path.home() / ".jupyter" / "lab" / "user-settings").expanduser()
+    folder = own.with_name(f"{own.name}-{language}")
+    if not folder.exists():
+        if own.is_dir():
+            shutil.copytree(own, folder)
+        plugin = folder / "@jupyterlab" / "translation-extension" / "plugin.jupyterlab-settings"
+        plugin.parent.mkdir(parents=True, exist_ok=True)
+        plugin.write_text(json.dumps({"locale": language}, indent=2) + "\n", encoding="utf-8")
+    return folder
 
 
 def _language_option(argv: list[str]) -> str | None:
@@ -143,10 +144,8 @@ def main(argv: list[str] | None = None) -> int:
     language = _language_option(argv)
     if language and role != "student":
         raise SystemExit("--lang opens an edition's lessons: it goes with the student set-up only")
-    lab_settings = None
     if language:
         import importlib.util
-        import tempfile
 
         from autograder.core import editions
 
@@ -154,7 +153,6 @@ def main(argv: list[str] | None = None) -> int:
         if importlib.util.find_spec(pack.replace("-", "_")) is None:   # the distribution's module has its name
             print(f"courselab: {pack} is not installed, so JupyterLab's own menus stay in English "
                   f"(pip install -r requirements.txt installs it)", file=sys.stderr)
-        lab_settings = edition_settings(language, Path(tempfile.mkdtemp(prefix=f"courselab-{language}-")))
     if os.environ.get("MPLBACKEND"):
         print(f"courselab: not passing MPLBACKEND={os.environ['MPLBACKEND']} to the notebooks "
               "(their figures would not show)", file=sys.stderr)
@@ -169,7 +167,7 @@ def main(argv: list[str] | None = None) -> int:
     os.chdir(ROOT)
     from jupyterlab.labapp import LabApp
 
-    LabApp.launch_instance(argv=lab_arguments(role, argv, here, language, lab_settings))
+    LabApp.launch_instance(argv=lab_arguments(role, argv, here, language))
     return 0
 
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 import io
 import json
 import tokenize
+from pathlib import Path
 
 import nbformat
 import polib
@@ -316,10 +317,17 @@ def test_the_student_set_up_of_an_edition_opens_its_lessons_in_its_language(tmp_
     assert courselab._language_option(argv) == "pt_BR" and argv == ["--no-browser"]
     with pytest.raises(SystemExit, match="unknown language 'fr'"):
         courselab._language_option(["--lang", "fr"])
-    settings = courselab.edition_settings("pt_BR", tmp_path / "lab")
-    assert json.loads((settings / "overrides.json").read_text())["@jupyterlab/translation-extension:plugin"] == {
-        "locale": "pt_BR"}
-    args = courselab.lab_arguments("student", [], language="pt_BR", lab_settings=settings)
-    assert f"--ServerApp.root_dir={course.LESSONS / 'pt_BR'}" in args and f"--LabApp.app_settings_dir={settings}" in args
-    env = courselab.server_environment("student", base={"PATH": "/bin", "LANG": "C.UTF-8"}, language="pt_BR")
+    own = tmp_path / "user-settings"
+    (own / "@jupyterlab" / "apputils-extension").mkdir(parents=True)
+    (own / "@jupyterlab" / "apputils-extension" / "themes.jupyterlab-settings").write_text('{"theme": "JupyterLab Dark"}')
+    args = courselab.lab_arguments("student", [], language="pt_BR")
+    assert f"--ServerApp.root_dir={course.LESSONS / 'pt_BR'}" in args
+    env = courselab.server_environment("student", base={"PATH": "/bin", "LANG": "C.UTF-8",
+                                                        "JUPYTERLAB_SETTINGS_DIR": str(own)}, language="pt_BR")
+    settings = Path(env["JUPYTERLAB_SETTINGS_DIR"])
+    assert settings == tmp_path / "user-settings-pt_BR", "the edition's JupyterLab settings sit beside the student's own"
+    assert json.loads((settings / "@jupyterlab" / "translation-extension" / "plugin.jupyterlab-settings").read_text()) \
+        == {"locale": "pt_BR"}
+    assert (settings / "@jupyterlab" / "apputils-extension" / "themes.jupyterlab-settings").is_file(), "a copy of theirs"
+    assert not (own / "@jupyterlab" / "translation-extension").exists(), "the English set-up's settings are untouched"
     assert env["COURSEKIT_LANG"] == "pt_BR" and env["LANG"] == "C.UTF-8", "the locale is left alone"

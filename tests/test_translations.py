@@ -175,19 +175,26 @@ def test_editions_hold_exactly_the_shipped_lessons_and_documents():
                     f"docs/{edition.code}/{name}.md is not what its catalog gives: run `python -m autograder release`")
 
 
-def test_every_shipped_catalog_is_complete():
+@pytest.fixture(scope="module")
+def english():
+    """Each catalog's English, read once for the module."""
+    found: dict[str, list] = {}
+    return lambda name: found.setdefault(name, catalogs.english(name))
+
+
+def test_every_shipped_catalog_is_complete(english):
     """The suite fails when a shipped translation falls behind its English: update it in the same commit."""
-    statuses, complete = catalogs.check(list(editions.EDITIONS.values()))
+    statuses, complete = catalogs.check(list(editions.EDITIONS.values()), english_of=english)
     assert complete, ("a shipped translation is not complete (docs/translations/README.md: `python -m autograder "
                       "translations --update`, translate what is listed, or take it out of `shipped`):\n"
                       + catalogs.report([s for s in statuses if s.shipped and not s.complete]))
 
 
-def test_every_catalog_an_edition_declares_exists_and_is_up_to_date():
+def test_every_catalog_an_edition_declares_exists_and_is_up_to_date(english):
     for edition in editions.EDITIONS.values():
         for name in edition.targets():
             po = catalogs.read(editions.catalog_path(edition.code, name))
-            merged = catalogs.merge(po, catalogs.english(name), edition.code, name)
+            merged = catalogs.merge(po, english(name), edition.code, name)
             assert str(merged) == str(po), (f"translations/{edition.code}/{name}.po is behind its English: run "
                                             f"`python -m autograder translations --update --lang {edition.code}`")
 

@@ -25,6 +25,7 @@ import re
 import string
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Callable
 
 import polib
 
@@ -244,14 +245,15 @@ class Status:
         return self.exists and self.translated == self.total and not self.broken
 
 
-def status(edition: editions.Edition, name: str) -> Status:
-    """How far catalog ``name`` of ``edition`` is from its English as it is now (whether or not --update ran)."""
+def status(edition: editions.Edition, name: str, english_units: list[units.Unit] | None = None) -> Status:
+    """How far catalog ``name`` of ``edition`` is from its English as it is now (whether or not --update ran);
+    ``english_units``: that English, when the caller has read it already."""
     path = editions.catalog_path(edition.code, name)
     found = Status(edition.code, name, name in edition.shipped, exists=path.is_file())
     po = read(path)
     entries = {(e.msgctxt, e.msgid): e for e in po if not e.obsolete}
     others = [e for e in po if e.msgstr]
-    for unit in english(name):
+    for unit in english(name) if english_units is None else english_units:
         found.total += 1
         entry = entries.get((unit.context, unit.msgid))
         if entry is not None and entry.msgstr and not entry.fuzzy:
@@ -289,7 +291,9 @@ def report(statuses: list[Status], details: int = 3) -> str:
     return "\n".join(lines)
 
 
-def check(chosen: list[editions.Edition], names: list[str] | None = None) -> tuple[list[Status], bool]:
-    """Every catalog's status; True when each shipped one is complete."""
-    statuses = [status(e, name) for e in chosen for name in e.targets() if not names or name in names]
+def check(chosen: list[editions.Edition], names: list[str] | None = None,
+          english_of: Callable[[str], list[units.Unit]] = english) -> tuple[list[Status], bool]:
+    """Every catalog's status (``english_of``: where each catalog's English is read); True when each shipped one is
+    complete."""
+    statuses = [status(e, name, english_of(name)) for e in chosen for name in e.targets() if not names or name in names]
     return statuses, all(s.complete for s in statuses if s.shipped)

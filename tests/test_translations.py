@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import tokenize
 from pathlib import Path
 
@@ -338,3 +339,33 @@ def test_the_student_set_up_of_an_edition_opens_its_lessons_in_its_language(tmp_
     assert (settings / "@jupyterlab" / "apputils-extension" / "themes.jupyterlab-settings").is_file(), "a copy of theirs"
     assert not (own / "@jupyterlab" / "translation-extension").exists(), "the English set-up's settings are untouched"
     assert env["COURSEKIT_LANG"] == "pt_BR" and env["LANG"] == "C.UTF-8", "the locale is left alone"
+
+
+def test_the_terminal_check_speaks_the_notebooks_language():
+    from autograder.authoring.check import CheckRow, explain, format_table
+
+    nb = nbformat.v4.new_notebook()
+    row = CheckRow("make-grid-tests", 2, False, explain(nb, 0, "NotImplementedError: "))
+    table = format_table([row], "pt_BR")
+    assert "ainda não feito: troque `raise NotImplementedError()`" in table and "Verificações visíveis: 0 / 2" in table
+    assert "not done yet" in format_table([row]), "English by default"
+
+
+def test_make_course_lang_names_the_edition_and_keeps_a_utf8_locale(tmp_path):
+    """`make course LANG=pt_BR`: the edition for courselab, and never the bare `pt_BR` as every child's locale."""
+    import shutil
+    import subprocess
+
+    if not shutil.which("make"):
+        pytest.skip("no make here")
+    probe = tmp_path / "probe.mk"
+    probe.write_text(f"include {course.ROOT / 'Makefile'}\nprobe:\n\t@echo \"$$LANG|$(EDITION)\"\n")
+
+    def run(*args: str) -> list[str]:
+        done = subprocess.run(["make", "-s", "-f", str(probe), "probe", *args], cwd=course.ROOT, capture_output=True,
+                              text=True, timeout=60, env={**os.environ, "LANG": "C.UTF-8"})
+        return done.stdout.strip().split("|")
+
+    locale, edition = run("LANG=pt_BR")
+    assert edition == "pt_BR" and locale.lower().replace("-", "").endswith(".utf8"), (locale, edition)
+    assert run() == ["C.UTF-8", ""], "without LANG on make's command line, nothing changes"

@@ -191,9 +191,11 @@ def test_every_shipped_catalog_is_complete(english):
                       + catalogs.report([s for s in statuses if s.shipped and not s.complete]))
 
 
-def test_every_catalog_an_edition_declares_exists_and_is_up_to_date(english):
+def test_every_shipped_catalog_is_up_to_date_with_its_english(english):
+    """What a translator opens shows the English as it is (a catalog in progress may lag: its translator runs
+    `translations --update` first, and release shows nothing of it)."""
     for edition in editions.EDITIONS.values():
-        for name in edition.targets():
+        for name in edition.shipped:
             po = catalogs.read(editions.catalog_path(edition.code, name))
             merged = catalogs.merge(po, english(name), edition.code, name)
             assert str(merged) == str(po), (f"translations/{edition.code}/{name}.po is behind its English: run "

@@ -71,9 +71,12 @@ def test_the_strings_handed_to_checks_and_hidden_tests_are_found_computed_ones_a
     assert [(s.what, s.text) for s in units.code_strings(visible, hidden=False)] == [
         ("hint", "swap nothing."), ("message", "the loss must fall"), ("hint", "lower the rate."),
         ("message", "all fine here"), ("name", "the two channels of pixel (0, 0)")]
-    hidden = 'hidden.same("mean_image of fresh images", f(x), hint="average over dim=0.")\nsame("x", 1, hint="no")\n'
+    hidden = ('hidden.same("mean_image of fresh images", f(x), hint="average over dim=0.")\nsame("x", 1, hint="no")\n'
+              'tip = "use minlength."\nhidden.same("q", 1, hint="one count per class: " + tip)\n'
+              'n = 3\nhidden.same("r", 1, hint=f"{n} rows")\n')
     assert [(s.context, s.text) for s in units.code_strings(hidden, hidden=True)] == [
-        (units.HIDDEN_CONTEXT, "mean_image of fresh images"), (units.HIDDEN_CONTEXT, "average over dim=0.")]
+        (units.HIDDEN_CONTEXT, "mean_image of fresh images"), (units.HIDDEN_CONTEXT, "average over dim=0."),
+        (units.HIDDEN_CONTEXT, "one count per class: use minlength.")]
 
 
 # --- catalogs follow the English --------------------------------------------------------------------------------

@@ -204,8 +204,34 @@ def prose(text: str) -> bool:
     return sum(1 for word in text.split() if re.fullmatch(r"[^\W\d_]{2,}[,.:;]?", word)) >= 2
 
 
-def _constant(node: ast.AST | None) -> str | None:
-    return node.value if isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value.strip() else None
+def _text(node: ast.AST | None, names: dict[str, str]) -> str | None:
+    """The string ``node`` always is: a literal, a name the code set to one, or such strings added together."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value
+    if isinstance(node, ast.Name):
+        return names.get(node.id)
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        left, right = _text(node.left, names), _text(node.right, names)
+        return left + right if left is not None and right is not None else None
+    return None
+
+
+def _literal_names(tree: ast.AST) -> dict[str, str]:
+    """Names a cell sets once, to a string it always is (``hint = "..."`` above the calls that use it)."""
+    found: dict[str, str] = {}
+    seen: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            for target in targets:
+                if isinstance(target, ast.Name):
+                    value = _text(node.value, found) if isinstance(node, ast.Assign) and node.value is not None else None
+                    if target.id in seen or value is None:
+                        found.pop(target.id, None)   # set twice, or to something computed: not a constant
+                    else:
+                        found[target.id] = value
+                    seen.add(target.id)
+    return found
 
 
 @dataclass
@@ -225,14 +251,21 @@ def _called(node: ast.Call) -> tuple[str, str]:
 
 def code_strings(source: str, hidden: bool) -> list[CodeString]:
     """The constant strings of ``source`` that the student reads when a check fails: the hints, the messages and the
-    prose names given to coursekit's checks (``hidden`` False) or to ``coursekit.hidden``'s functions (True).
-    A computed string (an f-string) is left out: it shows in English."""
+    prose names given to coursekit's checks (``hidden`` False) or to ``coursekit.hidden``'s functions (True): a
+    literal, a name set once to one, or literals added together. A computed string (an f-string, a value added in)
+    is left out: it shows in English."""
     try:
         tree = ast.parse(source)
     except SyntaxError:
         return []
     found: list[CodeString] = []
     context = HIDDEN_CONTEXT if hidden else CHECK_CONTEXT
+    names = _literal_names(tree)
+
+    def _constant(node: ast.AST | None) -> str | None:
+        text = _text(node, names)
+        return text if text and text.strip() else None
+
     for node in ast.walk(tree):
         if not isinstance(node, ast.Call):
             continue

@@ -19,7 +19,7 @@ enough, the instructor set-up gives every page a Content-Security-Policy:
   inline: a student's ``<img src="/logout">`` or ``/formgrader/api/...`` in a markdown cell is never requested;
   requests by script only to the server.
 - **Students' folders** (``submitted/``, ``autograded/``, ``feedback/``, the exchange): ``/files/`` and
-  ``/nbconvert/`` serve their HTML made inert (courselab/student_files.py); Formgrader's own route to the files
+  ``/nbconvert/`` serve their HTML made inert (courselab/inert_files.py); Formgrader's own route to the files
   beside a submission serves pictures only.
 
 This is tornado's own mechanism for rewriting responses (an ``OutputTransform``), added by courselab's server
@@ -35,13 +35,13 @@ from urllib.parse import unquote
 
 from tornado.web import OutputTransform
 
-from . import formgrader_pages, student_files
+from . import formgrader_pages, inert_files
 from .template_code import TrustedCode, trusted_code
 
 _SEGMENT = re.compile(r"[A-Za-z0-9._@-]*")       # path segments Formgrader's page URLs may carry
 _HOST = re.compile(r"[A-Za-z0-9.\-]+(:\d{1,5})?|\[[0-9A-Fa-f:.]+\](:\d{1,5})?")
 # Pages that are not the instructor's application: files a user opens raw (students' folders are handled by
-# student_files), and what is not a page at all.
+# inert_files), and what is not a page at all.
 _NOT_APP_PAGES = ("files/", "view/", "static/", "api/", "nbconvert/", "formgrader/")
 # Where JupyterLab's own pictures, fonts and style sheets come from (below the server's base URL); a notebook's
 # pictures come from files/. Nothing else on the server answers an <img>, <video> or @font-face.
@@ -117,7 +117,7 @@ def transform_class(base_url: str, trusted: Trusted, settings: dict, root_dir: s
             if not path.startswith(base_url):
                 return status_code, headers, chunk
             converted = _NBCONVERT.fullmatch(unquote(path[len(base_url):]))
-            if converted and student_files.student_folder_of(settings, root_dir, converted.group(1)):
+            if converted and inert_files.student_folder_of(settings, root_dir, converted.group(1)):
                 return self._inert_conversion(status_code, headers, chunk, finishing, converted.group(1))
             if path.startswith(formgrader) and _SUBMISSION_FILE.fullmatch(path[len(formgrader):]):
                 return self._students_file(status_code, headers, chunk, finishing)
@@ -147,30 +147,30 @@ def transform_class(base_url: str, trusted: Trusted, settings: dict, root_dir: s
 
         def _students_file(self, status_code, headers, chunk, finishing):
             """A file beside a submission's copy, through Formgrader: a picture as it is, nothing that could run."""
-            headers["Content-Security-Policy"] = student_files.POLICY
+            headers["Content-Security-Policy"] = inert_files.POLICY
             headers["X-Content-Type-Options"] = "nosniff"
             kind = headers.get("Content-Type", "").split(";")[0].strip()
-            if status_code in (200, 206) and kind not in student_files.SHOWN_AS_THEY_ARE:
-                return self._replaced(403, headers, NOT_ON_FORMGRADER, student_files.POLICY, finishing)
+            if status_code in (200, 206) and kind not in inert_files.SHOWN_AS_THEY_ARE:
+                return self._replaced(403, headers, NOT_ON_FORMGRADER, inert_files.POLICY, finishing)
             return status_code, headers, chunk
 
         def _inert_conversion(self, status_code, headers, chunk, finishing, notebook: str):
             """nbconvert's output for a notebook in a students' folder: HTML made inert, other types as files are."""
             kind = headers.get("Content-Type", "").split(";")[0].strip()
             if status_code != 200:
-                headers["Content-Security-Policy"] = student_files.POLICY
+                headers["Content-Security-Policy"] = inert_files.POLICY
                 return status_code, headers, chunk
-            if kind in student_files.HTML_TYPES:
+            if kind in inert_files.HTML_TYPES:
                 if not finishing:
-                    return self._replaced(500, headers, NOT_SHOWN, student_files.POLICY, finishing)
+                    return self._replaced(500, headers, NOT_SHOWN, inert_files.POLICY, finishing)
                 download = headers.get("Content-Disposition")    # Export as HTML: still a download, of the inert page
-                status_code, headers, chunk = self._replaced(status_code, headers, student_files.inert_page(
-                    chunk, Path(notebook).name), student_files.POLICY, finishing)
+                status_code, headers, chunk = self._replaced(status_code, headers, inert_files.inert_page(
+                    chunk, Path(notebook).name), inert_files.POLICY, finishing)
                 if download:
                     headers["Content-Disposition"] = download
             else:
-                headers["Content-Security-Policy"] = student_files.POLICY
-                if kind not in student_files.SHOWN_AS_THEY_ARE and "Content-Disposition" not in headers:
+                headers["Content-Security-Policy"] = inert_files.POLICY
+                if kind not in inert_files.SHOWN_AS_THEY_ARE and "Content-Disposition" not in headers:
                     headers["Content-Disposition"] = "attachment"
             headers["X-Content-Type-Options"] = "nosniff"
             return status_code, headers, chunk

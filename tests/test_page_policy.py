@@ -1,5 +1,5 @@
 """The instructor's pages, second line of defence (courselab/: page_policy.py, template_code.py, formgrader_pages.py,
-student_files.py): unit tests, no server and no browser. The same pages in a real browser, on a real server, are
+inert_files.py): unit tests, no server and no browser. The same pages in a real browser, on a real server, are
 tested in tests/test_instructor_pages.py.
 
 A roster or an LMS may hold any text in a name, an e-mail or an id: every Formgrader page is rendered here from the
@@ -16,7 +16,7 @@ import pytest
 from tornado.httputil import HTTPHeaders
 from traitlets.config import Config
 
-from courselab import formgrader_pages, page_policy, student_files
+from courselab import formgrader_pages, inert_files, page_policy
 from courselab.template_code import TrustedCode, sha256_source, trusted_code
 from submission_factory import student_copy
 
@@ -194,7 +194,7 @@ def test_a_students_notebook_converted_to_html_is_served_inert():
     page = b"<html><body><p>answer</p><script>alert(1)</script><img src=x onerror=alert(2)></body></html>"
     status, headers, chunk = transform.transform_first_chunk(200, headers, page, True)
     assert status == 200 and b"<p>answer</p>" in chunk and b"alert" not in chunk
-    assert headers["Content-Length"] == str(len(chunk)) and headers["Content-Security-Policy"] == student_files.POLICY
+    assert headers["Content-Length"] == str(len(chunk)) and headers["Content-Security-Policy"] == inert_files.POLICY
     assert headers["Content-Disposition"].startswith("attachment"), "Export as HTML stays a download"
     # the instructor's own notebooks convert as Jupyter converts them
     mine = HTTPHeaders({"Content-Type": "text/html"})
@@ -211,7 +211,7 @@ def test_formgrader_serves_the_files_beside_a_submission_as_pictures_only():
         assert status == 403 and b"alert" not in chunk and headers["Content-Length"] == str(len(chunk)), served
     picture = HTTPHeaders({"Content-Type": "image/png"})
     status, headers, chunk = _transform("/formgrader/submissions/4f0c/shot.png").transform_first_chunk(200, picture, b"png", True)
-    assert (status, chunk) == (200, b"png") and headers["Content-Security-Policy"] == student_files.POLICY
+    assert (status, chunk) == (200, b"png") and headers["Content-Security-Policy"] == inert_files.POLICY
     for page_itself in ("/formgrader/submissions/4f0c/", "/formgrader/submissions/4f0c/next"):
         headers = HTTPHeaders({"Content-Type": "text/html"})
         status, _, chunk = _transform(page_itself).transform_first_chunk(200, headers, page, True)
@@ -224,7 +224,7 @@ def test_students_folders_are_found_as_written_and_as_resolved(tmp_path):
     (root / "lessons").mkdir()
     (root / "lessons" / "into-submitted").symlink_to(root / "submitted" / "ann")
     settings: dict = {}
-    found = lambda relative: student_files.student_folder_of(settings, str(root), relative)   # noqa: E731
+    found = lambda relative: inert_files.student_folder_of(settings, str(root), relative)   # noqa: E731
     assert found("submitted/ann/00/notes.html") == root / "submitted"
     assert found("Submitted/ann/notes.html") == root / "submitted", "a case-blind disk's other spelling"
     assert found("lessons/into-submitted/notes.html") == root / "submitted", "a link into a students' folder"

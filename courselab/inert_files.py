@@ -26,7 +26,7 @@ from pathlib import Path
 from jupyter_server.base.handlers import AuthenticatedFileHandler
 from tornado import web
 
-from autograder.core import inert
+from autograder.core import inert, student_files
 
 # Every response from a student's folder: the policy of an inert page, no origin of its own, framed only by the
 # server's own pages (Jupyter's /view/).
@@ -84,8 +84,13 @@ def inert_page(content: bytes, name: str) -> bytes:
     try:
         return inert.document(content, name, NOTE).encode("utf-8")
     except ValueError as too_big:
-        return inert.document("", name, f"This page is not shown here: {too_big}. Open the file on disk with an "
-                                        "editor, not a browser.").encode("utf-8")
+        return not_shown(name, str(too_big))
+
+
+def not_shown(name: str, reason: str) -> bytes:
+    """A page in place of a student's page the server does not show, saying why (``reason`` quotes nothing of it)."""
+    return inert.document("", name, f"This page is not shown here: {reason}. Open the file on disk with an editor, "
+                                    "not a browser.").encode("utf-8")
 
 
 class InertFilesHandler(AuthenticatedFileHandler):
@@ -104,8 +109,10 @@ class InertFilesHandler(AuthenticatedFileHandler):
         if _has_link(written, self._student_folder) or not os.path.isfile(found):
             raise web.HTTPError(404, "a link or a special file in a student's folder is not served")
         if self._served_type(found) in HTML_TYPES:
-            with open(found, "rb", opener=lambda p, f: os.open(p, f | os.O_NOFOLLOW)) as file:
-                self._page = inert_page(file.read(inert.MAX_DOCUMENT_BYTES + 1), os.path.basename(found))
+            try:   # read as every reader of a student's files reads them: a regular file, never a link, bounded
+                self._page = inert_page(student_files.read_file(found, inert.MAX_DOCUMENT_BYTES), os.path.basename(found))
+            except student_files.Refused as refused:
+                self._page = not_shown(os.path.basename(found), refused.reason)
         return found
 
     @staticmethod

@@ -113,7 +113,7 @@ def test_planted_copies_rank_first_and_nobody_honest_is_listed(tmp_path, assignm
     assert not accused, f"honest students listed: {accused}"
     assert len(listed) >= len(planted) - 1  # at most one disguised copy may fall under the threshold
     for pair in listed:  # every listed pair says why, with the cells that agree
-        assert len(pair.cells) >= sim.CODE.min_cells and "tokens match" in pair.why("tokens")
+        assert len(pair.cells) >= sim.CODE.min_cells and "tokens match" in pair.why()
 
 
 def test_written_answers_are_compared_as_text_and_reported_apart(tmp_path):
@@ -208,10 +208,11 @@ def test_the_command_wants_assignments_or_all(tmp_path):
 
 
 def test_csv_fields_cannot_start_a_formula(tmp_path):
-    pair = sim.Pair("=HYPERLINK(1)", "+b", 0.9, [sim.CellMatch("-cell", 30, 40, 0, 10, 0.9)], [])
-    sim.write_csv(tmp_path / "x.csv", [pair], "tokens")
+    reading = sim.Reading("tokens", "tokens", 30, 40, 0, 0.9)
+    pair = sim.Pair("=HYPERLINK(1)", "+b", 0.9, [sim.CellMatch("-cell", 10, 0.9, [reading])], [])
+    sim.write_csv(tmp_path / "x.csv", [pair])
     row = list(csv.reader((tmp_path / "x.csv").open(encoding="utf-8")))[1]
-    assert row[0] == "'=HYPERLINK(1)" and row[1] == "'+b" and row[3].startswith("'-cell")
+    assert row[0] == "'=HYPERLINK(1)" and row[1] == "'+b" and row[4].startswith("'-cell")
 
 
 # --- the report is inert -----------------------------------------------------------------------------------

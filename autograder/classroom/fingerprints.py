@@ -33,8 +33,10 @@ from pygments.token import Comment, Name, String, Text
 
 K_CODE = 10     # tokens per k-gram in code: a little under a line
 WINDOW_CODE = 4  # so any shared run of 13 tokens or more is found
-K_TEXT = 5      # words per k-gram in a written answer
-WINDOW_TEXT = 3
+K_STRUCTURE = 12     # structure tokens per k-gram (code_structure.py): about a line
+WINDOW_STRUCTURE = 4
+K_TEXT = 4      # stems per k-gram in a written answer (function words left out: about six words)
+WINDOW_TEXT = 2
 _HASH_BITS = 52  # copydetect's winnowing compares hashes as float64, exact up to 2**53
 _BASE = np.uint64(1_000_003)
 
@@ -176,8 +178,15 @@ def matched(fp: Fingerprint, shared: np.ndarray) -> tuple[int, list[tuple[int, i
     spans = fp.tokens.spans
     found: list[tuple[int, int]] = []
     for t in np.flatnonzero(inside).tolist():
-        if found and inside[t - 1]:
-            found[-1] = (found[-1][0], spans[t][1])
-        else:
-            found.append(spans[t])
-    return int(inside.sum()), found
+        start, end = spans[t]
+        if found and inside[t - 1] and found[-1][0] <= start:  # the next token in the text: one stretch
+            found[-1] = (found[-1][0], max(found[-1][1], end))
+        else:  # a new stretch (a reading that reorders, as the structure does, may jump back)
+            found.append((start, end))
+    merged: list[tuple[int, int]] = []
+    for start, end in sorted(found):
+        if merged and start <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(merged[-1][1], end))
+        elif end > start:
+            merged.append((start, end))
+    return int(inside.sum()), merged

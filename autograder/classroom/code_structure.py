@@ -174,6 +174,8 @@ def _bind(function: ast.FunctionDef, call: ast.Call, method: bool) -> dict[str, 
 def _inline_helpers(tree: ast.Module, keep: frozenset[str]) -> None:
     """Inline the helpers at every call (helpers that call helpers: a few rounds), then drop the helpers that no
     longer have a use."""
+    if not any(isinstance(n, ast.FunctionDef) and n.name not in keep for n in ast.walk(tree)):
+        return  # the usual answer: the lesson's functions and nothing else
     for _ in range(3):
         helpers = _helpers(tree, keep)
         if not helpers or not _inline_round(tree, helpers):
@@ -493,31 +495,35 @@ class _Writer:
             self.starts.append(self.starts[-1] + len(line))
         self.lines = lines
         self.aliases: dict[str, str] = {}
-        for node in ast.walk(tree):
-            if isinstance(node, ast.Import):
+        self.bound: set[str] = set()
+        self.own_attributes: set[str] = set()
+        self.loads: dict[str, int] = {}
+        self.stores: dict[str, int] = {}
+        for node in ast.walk(tree):  # one walk: what the cell imports, binds, sets, and how often it uses each name
+            if isinstance(node, ast.Name):
+                counts = self.loads if isinstance(node.ctx, ast.Load) else self.stores
+                counts[node.id] = counts.get(node.id, 0) + 1
+                if not isinstance(node.ctx, ast.Load):
+                    self.bound.add(node.id)
+            elif isinstance(node, ast.arg):
+                self.stores[node.arg] = self.stores.get(node.arg, 0) + 1
+                self.bound.add(node.arg)
+            elif isinstance(node, ast.Attribute) and not isinstance(node.ctx, ast.Load):
+                self.own_attributes.add(node.attr)
+            elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                self.bound.add(node.name)
+            elif isinstance(node, ast.ClassDef):
+                self.bound.add(node.name)
+                self.own_attributes |= {f.name for f in node.body if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))}
+            elif isinstance(node, ast.ExceptHandler) and node.name:
+                self.bound.add(node.name)
+            elif isinstance(node, ast.Import):
                 for a in node.names:
                     self.aliases[a.asname or a.name.split(".")[0]] = a.name if a.asname else a.name.split(".")[0]
             elif isinstance(node, ast.ImportFrom):
                 for a in node.names:
                     self.aliases[a.asname or a.name] = f"{node.module or ''}.{a.name}"
-        self.bound = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)}
-        self.bound |= {a.arg for a in ast.walk(tree) if isinstance(a, ast.arg)}
-        self.bound |= {n.name for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef,
-                                                                           ast.ClassDef))}
-        self.bound |= {n.name for n in ast.walk(tree) if isinstance(n, ast.ExceptHandler) and n.name}
         self.bound -= set(self.aliases)
-        self.own_attributes = {n.attr for n in ast.walk(tree) if isinstance(n, ast.Attribute)
-                               and not isinstance(n.ctx, ast.Load)}
-        self.own_attributes |= {f.name for c in ast.walk(tree) if isinstance(c, ast.ClassDef)
-                                for f in c.body if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))}
-        self.loads: dict[str, int] = {}
-        self.stores: dict[str, int] = {}
-        for n in ast.walk(tree):
-            if isinstance(n, ast.Name):
-                counts = self.loads if isinstance(n.ctx, ast.Load) else self.stores
-                counts[n.id] = counts.get(n.id, 0) + 1
-            elif isinstance(n, ast.arg):
-                self.stores[n.arg] = self.stores.get(n.arg, 0) + 1
 
     def tokens(self) -> Tokens:
         kinds, spans = [], []

@@ -77,11 +77,12 @@ def _code_evidence(by: dict[str, np.ndarray]) -> np.ndarray:
 
 
 def _written_evidence(by: dict[str, np.ndarray]) -> np.ndarray:
-    """The text's own evidence (its phrases, its rare terms, the order of its points: the strongest), raised
-    towards the figures' where the two answers also quote the same measured figures: figures alone never list a
-    pair (two students may run the same seeded code), and words swapped for synonyms leave the figures as they
-    were."""
-    text = np.maximum(np.maximum(by["phrases"], by["terms"]), by["argument"])
+    """The text's own evidence, raised towards the figures' where the two answers also quote the same measured
+    figures. The text's: its shared phrases, or the order of its points, or its rare terms where the order agrees
+    too (the geometric mean: two answers on one subject share terms, not the order they come in). Figures alone
+    never list a pair (two students may run the same seeded code), and words swapped for synonyms leave the figures
+    and the order as they were."""
+    text = np.maximum(np.maximum(by["phrases"], by["argument"]), np.sqrt(by["terms"] * by["argument"]))
     return np.sqrt(text * np.maximum(text, by["figures"]))
 
 
@@ -90,8 +91,10 @@ def _code_counted(by: dict[str, float]) -> list[str]:
 
 
 def _written_counted(by: dict[str, float]) -> list[str]:
-    text = max(("phrases", "terms", "argument"), key=lambda name: by.get(name, 0.0))
-    return [text] + (["figures"] if by.get("figures", 0.0) > by.get(text, 0.0) else [])
+    terms = (by.get("terms", 0.0) * by.get("argument", 0.0)) ** 0.5
+    text = max(("phrases", "argument"), key=lambda name: by.get(name, 0.0))
+    counted = [text] + (["terms"] if terms > by.get(text, 0.0) else [])
+    return counted + (["figures"] if by.get("figures", 0.0) > max(by.get(text, 0.0), terms) else [])
 
 
 TOKENS = Representation("tokens", "tokens", lambda text, keep: fps.code_tokens(text), fps.K_CODE, fps.WINDOW_CODE, min_own=20)
@@ -380,6 +383,7 @@ class Comparison:
             self.agreeing += counts_in & (evidence >= track.agree)
             self.per_cell[cell] = _Cell(int((own > 0).sum()), readings, evidence, counts_in)
         self.score = np.triu(weighted / np.maximum(total, track.min_total), k=1)
+        self.hit = (self.score >= track.threshold) & (self.agreeing >= track.min_cells)
 
     def _order(self, hit: np.ndarray) -> list[tuple[int, int]]:
         i, j = np.nonzero(np.triu(hit, k=1))
@@ -387,7 +391,7 @@ class Comparison:
 
     def is_listed(self) -> np.ndarray:
         """(n, n) bool: the pairs to look at: score at least the threshold and enough cells that agree."""
-        return (self.score >= self.track.threshold) & (self.agreeing >= self.track.min_cells)
+        return self.hit.copy()
 
     def ranked(self) -> list[tuple[str, str, float]]:
         """Every pair with a score above 0, highest first (ties in the order of the students' names)."""
@@ -417,7 +421,7 @@ class Comparison:
     def pair(self, i: int, j: int) -> Pair:
         """Pair (i, j), i < j, with the evidence of each cell both students answered."""
         a, b = self.students[i], self.students[j]
-        listed = bool(self.is_listed()[i, j])
+        listed = bool(self.hit[i, j])
         agree, others = [], []
         for cell in self.cells:
             info = self.per_cell[cell]

@@ -11,16 +11,21 @@ compared on its tokens alone) and undoes those edits before the tree is written 
    ``return``, is replaced at each call by its body, its parameters by the arguments;
 2. **loops that build a result become comprehensions**: ``out = []`` then ``for x in xs: [if c:] out.append(e)``
    is ``out = [e for x in xs if c]``; the same for a dict (``d[k] = v``), a set (``.add``) and a sum (``+=``);
-3. **temporaries used once are inlined**: ``t = e`` then one use of ``t`` later in the block is that use of ``e``;
+3. **a comprehension used once is inlined**: ``t = [...]`` then one use of ``t`` later in the block is that use
+   of the comprehension (what a loop that fills a list passed on amounts to);
 4. **independent statements in one order**: in each block, statements that neither read nor write what the other
    writes are put in a canonical order (the smallest form first among those whose inputs are ready); a
    ``return``, ``break`` or ``continue`` is never moved across;
 5. **written out with the names and literals normalised**: every name the cell binds (variables, parameters, its
    functions and classes, attributes it sets) is ``V``, an import's alias is the module it names, every string
    (f-strings and docstrings included) is ``S`` (a docstring is dropped), numbers are written by value (``1e-3``
-   and ``0.001`` are one number), keyword arguments are sorted, the operands of ``+ * & | ^ == != and or`` are
-   sorted, ``a > b`` is ``b < a``, ``x += y`` is ``x = x + y``, type annotations are dropped. Comments never
-   reach the tree.
+   and ``0.001`` are one number), keyword arguments are sorted, ``a, b = x, y`` is two assignments, ``xs += [e]``
+   is ``xs.append(e)``, type annotations are dropped. Comments never reach the tree.
+
+What is deliberately *not* normalised: the order of operands, the direction of a comparison, ``x += y`` against
+``x = x + y``, temporaries other than comprehensions. Honest students differ there, copiers rarely bother, and
+every normalisation brings honest answers closer together (in a class of 300, answers that the normalisation makes
+identical hide a copy among them).
 
 What stays is what the program does and the library calls it makes. Each token keeps the character span of the
 part of the answer it comes from, so the report can mark the matching stretches in the answer as handed in (an
@@ -38,8 +43,7 @@ from .fingerprints import Tokens
 
 MAX_HELPER = 8          # statements in a helper that is inlined: a longer function is a piece of design, kept
 _MAGIC = re.compile(r"^([ \t]*)[%!?].*$", re.M)   # IPython's line magics and shell escapes: not Python
-_COMMUTATIVE = (ast.Add, ast.Mult, ast.BitAnd, ast.BitOr, ast.BitXor)
-_FLIPPED = {ast.Gt: ast.Lt, ast.GtE: ast.LtE}
+_COMPREHENSIONS = (ast.ListComp, ast.GeneratorExp, ast.SetComp, ast.DictComp)
 _EMPTY = {"list": ast.List, "dict": ast.Dict, "set": ast.Set}
 WORLD = "<world>"       # what a call made for its effect (a statement that is only a call) may change
 
@@ -377,14 +381,15 @@ def _loops_to_comprehensions(block: list[ast.stmt]) -> list[ast.stmt]:
 
 
 def _inline_temporaries(block: list[ast.stmt], loads: dict[str, int], stores: dict[str, int]) -> list[ast.stmt]:
-    """``t = e`` followed, later in the block, by the only use of ``t`` in the cell: that use becomes ``e`` (when
-    nothing in between writes what ``e`` reads)."""
+    """``t = [comprehension]`` followed, later in the block, by the only use of ``t`` in the cell: that use becomes
+    the comprehension (when nothing in between writes what it reads). Only comprehensions: a loop that fills a list
+    used once becomes one, and another temporary is a choice honest students make differently."""
     block = list(block)
     i = 0
     while i < len(block):
         statement = block[i]
         if isinstance(statement, ast.Assign) and len(statement.targets) == 1 \
-                and isinstance(statement.targets[0], ast.Name):
+                and isinstance(statement.targets[0], ast.Name) and isinstance(statement.value, _COMPREHENSIONS):
             name = statement.targets[0].id
             if loads.get(name) == 1 and stores.get(name) == 1:
                 reads, _ = _effects(statement)
@@ -588,13 +593,8 @@ class _Writer:
                 out += self.expression(target)
             out += self.expression(node.value)
         elif isinstance(node, ast.AugAssign):
-            load = copy.deepcopy(node.target)
-            for n in ast.walk(load):
-                if hasattr(n, "ctx"):
-                    n.ctx = ast.Load()
-            emit("=")
-            out += self.expression(node.target)
-            out += self.expression(ast.copy_location(ast.BinOp(load, node.op, node.value), node))
+            emit(type(node.op).__name__ + "=")
+            out += self.expression(node.target) + self.expression(node.value)
         elif isinstance(node, ast.AnnAssign):
             emit("=")
             out += self.expression(node.target)
@@ -670,22 +670,10 @@ class _Writer:
                 out += [(f"{keyword.arg or '**'}=", span)] + self.expression(keyword.value)
             return out + [(")", span)]
         if isinstance(node, ast.BinOp):
-            operands = [self.expression(node.left), self.expression(node.right)]
-            if isinstance(node.op, _COMMUTATIVE):
-                operands.sort(key=lambda tokens: [k for k, _ in tokens])
-            return [(type(node.op).__name__, span)] + operands[0] + operands[1]
+            return [(type(node.op).__name__, span)] + self.expression(node.left) + self.expression(node.right)
         if isinstance(node, ast.BoolOp):
-            operands = sorted((self.expression(v) for v in node.values), key=lambda tokens: [k for k, _ in tokens])
-            return [(type(node.op).__name__, span)] + [t for o in operands for t in o] + [(")", span)]
+            return [(type(node.op).__name__, span)] + [t for v in node.values for t in self.expression(v)] + [(")", span)]
         if isinstance(node, ast.Compare):
-            if len(node.ops) == 1:
-                op, left, right = type(node.ops[0]), node.left, node.comparators[0]
-                if op in _FLIPPED:
-                    op, left, right = _FLIPPED[op], right, left
-                operands = [self.expression(left), self.expression(right)]
-                if op in (ast.Eq, ast.NotEq):
-                    operands.sort(key=lambda tokens: [k for k, _ in tokens])
-                return [(op.__name__, span)] + operands[0] + operands[1]
             out = [("compare", span)] + self.expression(node.left)
             for op, right in zip(node.ops, node.comparators):
                 out += [(type(op).__name__, span)] + self.expression(right)

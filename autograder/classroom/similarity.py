@@ -35,7 +35,8 @@ from . import fingerprints as fps
 MAX_ANSWER_CHARS = 100_000  # a cell longer than any honest answer is compared on its first 100,000 characters
 CSV_COLUMNS = ["student_a", "student_b", "score", "listed", "cells"]
 TOP = 20        # the page and the CSV show at least the class's 20 highest pairs, listed or not...
-SPREADS = 4.0   # ... and every pair whose score stands this many spreads above the class's typical pair
+SPREADS = 4.0
+RING = 1        # others as close as a pair that still leave its match rare (a ring of three copiers)   # ... and every pair whose score stands this many spreads above the class's typical pair
 _FENCED = re.compile(r"```[^\n]*\n(.*?)```", re.S)
 _INLINE = re.compile(r"`([^`\n]+)`")
 
@@ -342,7 +343,9 @@ def _reading(held_fps: dict[str, fps.Fingerprint], index: dict[str, int], rep: R
     np.fill_diagonal(similarity, 0.0)
     answering = own > 0
     close = _as_close(similarity, answering)
-    evidence = similarity * rarity(close, int(answering.sum()))
+    # One other answer as close is still a rare match: three students who copied in a ring are each as close to
+    # the other two, and that should not excuse any of them.
+    evidence = similarity * rarity(np.maximum(close - RING, 0), int(answering.sum()))
     evidence = np.where(np.minimum.outer(own, own) >= rep.min_own, evidence, 0.0)
     return _Reading(close, evidence)
 

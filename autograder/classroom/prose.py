@@ -9,7 +9,8 @@ one language is compared with one in the other as it is (they share little but t
 - **stems**: the words with the language's function words left out, each cut to its stem (``reached``, ``reaches``
   and ``reaching`` are one stem): shingles of these are the answer's phrases, and the stems one by one its terms;
 - **figures**: the numbers it quotes, exactly as written (``95.8``, ``6.6e-4``, ``1,000``; a trailing ``%`` is
-  dropped), when they have at least two significant digits: a measured figure, not a count of epochs;
+  dropped, ``E`` is ``e``), when they have at least two significant digits: a measured figure, not a count of
+  epochs. ``95.8`` and ``95.80`` are two figures: the digits a student writes are part of what they measured;
 - **argument**: the order of its points, as ordered pairs of nearby stems and figures (``a`` before ``b``, at most
   ``ORDER_SPAN`` places apart): a copy that swaps words keeps many of these pairs, two answers that share words but
   not their order do not.
@@ -83,7 +84,7 @@ def figures(text: str) -> Tokens:
     """The measured figures the answer quotes, as written (see the module's docstring)."""
     kinds, spans = [], []
     for m in _FIGURE.finditer(text):
-        figure = m.group().rstrip("%").lstrip("+").replace("−", "-")
+        figure = m.group().rstrip("%").lstrip("+").replace("−", "-").lower()  # 6.6E-4 is 6.6e-4
         if significant_digits(figure) >= 2:
             kinds.append(figure)
             spans.append(m.span())

@@ -180,15 +180,17 @@ def _inline_helpers(tree: ast.Module, keep: frozenset[str]) -> None:
     longer have a use."""
     if not any(isinstance(n, ast.FunctionDef) and n.name not in keep for n in ast.walk(tree)):
         return  # the usual answer: the lesson's functions and nothing else
+    inlined: dict[tuple[str, str], ast.FunctionDef] = {}
     for _ in range(3):
         helpers = _helpers(tree, keep)
-        if not helpers or not _inline_round(tree, helpers):
+        done = _inline_round(tree, helpers) if helpers else set()
+        inlined |= {key: helpers[key] for key in done}
+        if not done:
             break
-    helpers = _helpers(tree, keep)
     used = {_callee(n) for n in ast.walk(tree) if isinstance(n, ast.Call)}
     used |= {("function", n.id) for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
     used |= {("method", n.attr) for n in ast.walk(tree) if isinstance(n, ast.Attribute)}
-    unused = {id(f) for key, f in helpers.items() if key not in used}
+    unused = {id(f) for key, f in inlined.items() if key not in used}  # a function nobody called stays
     for node in ast.walk(tree):
         for field in ("body", "orelse", "finalbody"):
             block = getattr(node, field, None)
@@ -197,8 +199,9 @@ def _inline_helpers(tree: ast.Module, keep: frozenset[str]) -> None:
                 setattr(node, field, kept or [ast.Pass()])
 
 
-def _inline_round(tree: ast.Module, helpers: dict) -> bool:
-    changed = False
+def _inline_round(tree: ast.Module, helpers: dict) -> set[tuple[str, str]]:
+    """Inline the helpers once wherever they are called; the helpers that were."""
+    changed: set[tuple[str, str]] = set()
     for node in list(ast.walk(tree)):
         for field in ("body", "orelse", "finalbody"):
             block = getattr(node, field, None)
@@ -206,14 +209,13 @@ def _inline_round(tree: ast.Module, helpers: dict) -> bool:
                 continue
             out = []
             for statement in block:
-                expanded = _inline_in(statement, helpers)
-                changed |= expanded is not None
+                expanded = _inline_in(statement, helpers, changed)
                 out += expanded if expanded is not None else [statement]
             setattr(node, field, out)
     return changed
 
 
-def _inline_in(statement: ast.stmt, helpers: dict) -> list[ast.stmt] | None:
+def _inline_in(statement: ast.stmt, helpers: dict, done: set) -> list[ast.stmt] | None:
     """``statement`` with its first call of a helper inlined (the statements the helper runs first, then the
     statement with the call replaced by what the helper returns), or None when it calls none."""
     if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
@@ -229,9 +231,11 @@ def _inline_in(statement: ast.stmt, helpers: dict) -> list[ast.stmt] | None:
         body = [_Substitute(values).visit(copy.deepcopy(s)) for s in _body(function)]
         result = body.pop().value if isinstance(body[-1], ast.Return) else None
         if isinstance(statement, ast.Expr) and statement.value is node:
+            done.add(_callee(node))
             return body + ([ast.copy_location(ast.Expr(result), result)] if result is not None else [])
         if result is None:
             continue
+        done.add(_callee(node))
         if isinstance(statement, ast.Assign) and statement.value is node and len(statement.targets) == 1:
             renamed = _returned_into(body, result, statement.targets[0])
             if renamed is not None:
@@ -444,7 +448,10 @@ def _effects(statement: ast.stmt) -> tuple[set[str], set[str]]:
 
 
 def _is_barrier(statement: ast.stmt) -> bool:
-    """A statement that nothing may cross: it leaves the block, or changes where control goes."""
+    """A statement that nothing may cross: it leaves the block, or changes where control goes (a function's own
+    ``return`` is the function's, not the block's)."""
+    if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return False
     if isinstance(statement, (ast.Return, ast.Break, ast.Continue, ast.Raise)):
         return True
     return any(isinstance(n, (ast.Return, ast.Break, ast.Continue, ast.Yield, ast.YieldFrom, ast.Global,

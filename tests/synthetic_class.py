@@ -204,14 +204,6 @@ class _Touches(ast.NodeTransformer):
         return node
 
 
-def personal(source: str, rng: random.Random) -> str:
-    """``source`` as one honest student writes it (``_Touches``)."""
-    try:
-        tree = ast.parse(source)
-    except SyntaxError:
-        return source
-    return ast.unparse(ast.fix_missing_locations(_Touches(rng).visit(tree))) + "\n"
-
 
 def lesson_names(assignment: str) -> set[str]:
     """The functions and classes the lesson defines (the tests call them: nobody renames them)."""

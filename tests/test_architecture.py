@@ -28,7 +28,7 @@ EXPECTED = {
     "scale": {"grade", "timings", "progress", "shards", "shard_results", "merge", "cluster", "estimate", "slurm",
               "kubernetes"},
     "classroom": {"nbgrader_course", "gradebook", "formgrader_copy", "nbgrader_autograde", "nbgrader_collect", "similarity",
-                  "fingerprints", "similarity_report"},
+                  "fingerprints", "code_structure", "prose", "similarity_report"},
     "authoring": {"nbgrader_run", "nbval_tags", "release", "check", "variants", "promises", "show", "options"},
 }
 

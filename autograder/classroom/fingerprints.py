@@ -8,9 +8,9 @@ rename without breaking the code, and where honest answers differ: keywords, ope
 attributes the answer uses (``.reshape`` or ``.view``, ``torch.stack`` or ``torch.cat``). Renamed variables,
 changed comments, blank lines and changed string literals therefore leave the tokens as they were.
 
-Written answers are read as lower-case words.
+The other readings (code_structure.py for code's structure, prose.py for written answers) make ``Tokens`` too.
 
-Either way, every run of ``k`` consecutive tokens is hashed (a stable hash: the same text gives the same
+Whatever the reading, every run of ``k`` consecutive tokens is hashed (a stable hash: the same text gives the same
 fingerprints in every run), the hashes are winnowed (MOSS's algorithm, from the copydetect library: the smallest
 hash of every window of ``window`` hashes is kept, which guarantees that any match of ``k + window - 1`` tokens
 or more is found), and the hashes found in what the course gave out (the boilerplate: the lesson's cells, their

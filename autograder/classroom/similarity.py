@@ -1,17 +1,21 @@
 """Copied answers across a class: which pairs of students handed in answers too alike to be chance.
 
 ``python -m autograder similarity NN`` reads every submission of assignment NN (``submitted/<student>/NN/NN.ipynb``,
-through intake, as grading reads it), fingerprints each graded answer once (fingerprints.py), and compares every
-pair of students, cell by cell, over the whole assignment. Code answers and written answers are two separate
-comparisons (``TRACKS``), reported separately. Nothing is sent anywhere: it all runs on this machine.
+through intake, as grading reads it), fingerprints each graded answer once in each of its readings
+(``Representation``: code as tokens and as its normalised structure, code_structure.py; written answers as stemmed
+phrases, terms, figures and the order of their points, prose.py), and compares every pair of students, cell by
+cell, over the whole assignment. Code answers and written answers are two separate comparisons (``TRACKS``),
+reported separately. Nothing is sent anywhere: it all runs on this machine.
 
 How a pair is scored (``Comparison``; docs/similarity.md says it for instructors): in each cell, only what the
-student wrote counts (the fingerprints of what the course gave out are removed), and a cell where either answer
-has fewer than ``min_own`` tokens of its own (a one-line idiom) counts for nothing. A cell's evidence is how
-similar the two answers are times how rare such a match is in the class; the pair's score is the mean evidence of
+student wrote counts (the fingerprints of what the course gave out, in any edition of the lesson, are removed),
+and a cell where either answer has fewer than ``min_own`` tokens of its own (a one-line idiom) counts for nothing.
+A reading's evidence in a cell is how similar the two answers are times how rare such a match is in the class; the
+track combines its readings' evidence into the cell's (``Track.combine``); the pair's score is the mean evidence of
 its cells, weighed by their length. A pair is listed when its score reaches ``threshold`` and at least
-``min_cells`` cells agree on their own (evidence of at least ``agree``). Each listed pair says which cells agree,
-how many tokens match, and how many answers of the class are as close.
+``min_cells`` cells agree on their own (evidence of at least ``agree``). The report shows the listed pairs and the
+class's next ones below the line (``Comparison.shown``); each says which cells agree, which readings counted, how
+many tokens match, and how many answers of the class are as close.
 """
 
 from __future__ import annotations

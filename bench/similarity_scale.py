@@ -55,6 +55,19 @@ def timed_command(submitted: Path, out: Path, assignment: str) -> float:
     return time.perf_counter() - start
 
 
+FIGURES = 3   # a copy "shares figures" when it quotes at least this many of the original's measured figures
+SWAPPED = "words swapped for synonyms, 3+ figures shared"
+
+
+def _shared_figures(comparison: sim.Comparison, a: str, b: str) -> int:
+    """How many figures of their own two students' written answers have in common (the most in any cell)."""
+    found = 0
+    for by_student in comparison.fingerprints["figures"].values():
+        if a in by_student and b in by_student:
+            found = max(found, len(set(by_student[a].unique().tolist()) & set(by_student[b].unique().tolist())))
+    return found
+
+
 class Tally:
     """Planted pairs listed per disguise, and honest pairs listed, over many classes, for one track and reading."""
 
@@ -72,6 +85,10 @@ class Tally:
             i, j = sorted(index[s] for s in pair)
             self.found[disguise][0] += bool(hit[i, j])
             self.found[disguise][1] += 1
+            if comparison.track.name == "written" and PLANTED[disguise].written != "reworded" \
+                    and _shared_figures(comparison, *pair) >= FIGURES:
+                self.found[SWAPPED][0] += bool(hit[i, j])
+                self.found[SWAPPED][1] += 1
         for i, j in zip(*hit.nonzero()):
             pair = frozenset((comparison.students[i], comparison.students[j]))
             if i < j and pair not in planted:
@@ -126,6 +143,9 @@ def table(tallies: dict, track: str) -> list[str]:
             continue
         lines.append(f"| {disguise} | {'yes' if disguise in HELD_OUT else ''} | "
                      + " | ".join(_share(tuple(tallies[track, r].found[disguise])) for r in readings) + " |")
+    if tallies[track, "all readings"].found[SWAPPED][1]:
+        lines.append(f"| **{SWAPPED}** (any disguise) | | "
+                     + " | ".join(_share(tuple(tallies[track, r].found[SWAPPED])) for r in readings) + " |")
     for label, names in (("**tuned disguises**", TUNED), ("**held-out disguises**", HELD_OUT)):
         lines.append(f"| {label} | | " + " | ".join(_share(tallies[track, r].recall(names)) for r in readings) + " |")
     lines.append("| honest pairs listed (false accusations) | | " + " | ".join(

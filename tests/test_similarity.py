@@ -6,11 +6,11 @@ from __future__ import annotations
 import csv
 import html.parser
 import os
+from dataclasses import replace
 from pathlib import Path
 
 import nbformat
 import pytest
-from dataclasses import replace
 
 from autograder import cli
 from autograder.classroom import fingerprints as fps

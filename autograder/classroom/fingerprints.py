@@ -42,7 +42,6 @@ _BASE = np.uint64(1_000_003)
 
 _STORED_ATTRIBUTE = re.compile(r"\.\s*([A-Za-z_]\w*)\s*=(?!=)")
 _DEFINED = re.compile(r"\b(?:def|class)\s+([A-Za-z_]\w*)")
-_WORD = re.compile(r"[^\W_]+")
 
 
 @dataclass
@@ -73,7 +72,19 @@ class Fingerprint:
         return int(self.mine.sum())
 
     def unique(self) -> np.ndarray:
-        return np.unique(self.hashes)
+        """The distinct hashes, sorted (computed once: every pair of the class asks)."""
+        found = self.__dict__.get("_unique")
+        if found is None:
+            found = self.__dict__["_unique"] = np.unique(self.hashes)
+        return found
+
+
+def member(values: np.ndarray, sorted_set: np.ndarray) -> np.ndarray:
+    """Which of ``values`` are in ``sorted_set`` (sorted, unique): ``np.isin``, by binary search."""
+    if not len(sorted_set):
+        return np.zeros(len(values), dtype=bool)
+    at = np.minimum(np.searchsorted(sorted_set, values), len(sorted_set) - 1)
+    return sorted_set[at] == values
 
 
 def _own_names(source: str) -> set[str]:
@@ -116,12 +127,6 @@ def code_tokens(source: str) -> Tokens:
     return Tokens(source, kinds, spans)
 
 
-def text_tokens(text: str) -> Tokens:
-    """A written answer as lower-case words."""
-    found = list(_WORD.finditer(text))
-    return Tokens(text, [m.group().lower() for m in found], [m.span() for m in found])
-
-
 @lru_cache(maxsize=1 << 16)
 def _token_hash(kind: str) -> int:
     return int.from_bytes(hashlib.blake2b(kind.encode("utf-8", "surrogatepass"), digest_size=8).digest(), "little")
@@ -153,12 +158,12 @@ def fingerprint(tokens: Tokens, k: int, window: int, given: np.ndarray) -> Finge
     hashes = kgram_hashes(tokens, k)
     if not len(hashes):
         return Fingerprint(tokens, hashes, np.zeros(0, dtype=np.int64), np.zeros(0, dtype=bool), k)
-    in_given = np.isin(hashes, given)
+    in_given = member(hashes, given)
     covered = np.zeros(len(tokens), dtype=bool)
     for start in np.flatnonzero(in_given):
         covered[start:start + k] = True
     selected, positions = winnow(hashes, window, remove_duplicates=False)
-    keep = ~np.isin(selected, given)
+    keep = ~member(selected, given)
     return Fingerprint(tokens, selected[keep].astype(np.int64), positions[keep].astype(np.int64), ~covered, k)
 
 
@@ -167,7 +172,7 @@ def matched(fp: Fingerprint, shared: np.ndarray) -> tuple[int, list[tuple[int, i
     spans of its text (merged where they touch), for marking in the report."""
     from copydetect.utils import get_copied_slices
 
-    positions = fp.positions[np.isin(fp.hashes, shared)]
+    positions = fp.positions[member(fp.hashes, shared)]
     if not len(positions):
         return 0, []
     starts, ends = get_copied_slices(positions, fp.k)

@@ -341,7 +341,7 @@ def _reading(held_fps: dict[str, fps.Fingerprint], index: dict[str, int], rep: R
     hashes, weights = hashes[shared], weights[shared]
     incidence = np.zeros((n, len(hashes)), dtype=np.float32)
     for i, unique in held.items():
-        incidence[i, np.searchsorted(hashes, unique[np.isin(unique, hashes)])] = 1.0
+        incidence[i, np.searchsorted(hashes, unique[fps.member(unique, hashes)])] = 1.0
     smaller = np.minimum.outer(mass, mass)
     similarity = ((incidence * weights.astype(np.float32)) @ incidence.T) / np.maximum(smaller, rep.floor)
     np.fill_diagonal(similarity, 0.0)
@@ -456,8 +456,11 @@ class Comparison:
         shared = np.intersect1d(fa.unique(), fb.unique())
         matched_a, spans_a = fps.matched(fa, shared)
         _, spans_b = fps.matched(fb, shared)
-        figures = sorted({fa.tokens.kinds[p] for p, h in zip(fa.positions.tolist(), fa.hashes.tolist())
-                          if h in set(shared.tolist())}, key=fa.tokens.kinds.index) if rep.name == "figures" else []
+        figures = []
+        if rep.name == "figures":
+            common = set(shared.tolist())
+            figures = sorted({fa.tokens.kinds[p] for p, h in zip(fa.positions.tolist(), fa.hashes.tolist()) if h in common},
+                             key=fa.tokens.kinds.index)
         return Reading(rep.name, rep.unit, matched_a, fa.own, int(info.close[i, j]), float(info.evidence[i, j]),
                        spans_a, spans_b, figures)
 

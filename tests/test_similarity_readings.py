@@ -136,3 +136,15 @@ def test_the_argument_is_the_order_of_its_points():
     a = prose.argument("Adam reached 97.92 then SGD reached 97.20 later.").kinds
     b = prose.argument("SGD reached 97.20 later then Adam reached 97.92.").kinds
     assert "adam>reach" in a and "adam>reach" in b and "97.92>sgd" in a and "97.92>sgd" not in b
+
+
+def test_helpers_that_multiply_stop_at_a_budget():
+    """A hostile answer: each helper calls the one before eight times. Inlining all of it would make billions of
+    nodes; the reading stops adding at its budget and still returns, quickly."""
+    lines = ["def h0(x):\n    return x + 1\n"]
+    for i in range(1, 12):
+        calls = " + ".join(f"h{i - 1}(x)" for _ in range(8))
+        lines.append(f"def h{i}(x):\n    return {calls}\n")
+    lines.append("def answer(x):\n    return h11(x)\n")
+    tokens = cs.structure_tokens("\n".join(lines), frozenset({"answer"}))
+    assert 0 < len(tokens) < 50 * cs.MAX_INLINED

@@ -38,10 +38,12 @@ import ast
 import copy
 import heapq
 import re
+from dataclasses import dataclass, field
 
 from .fingerprints import Tokens
 
 MAX_HELPER = 8          # statements in a helper that is inlined: a longer function is a piece of design, kept
+MAX_INLINED = 20_000    # syntax nodes that inlining may add to one answer (helpers calling helpers could multiply)
 _MAGIC = re.compile(r"^([ \t]*)[%!?].*$", re.M)   # IPython's line magics and shell escapes: not Python
 _COMPREHENSIONS = (ast.ListComp, ast.GeneratorExp, ast.SetComp, ast.DictComp)
 _EMPTY = {"list": ast.List, "dict": ast.Dict, "set": ast.Set}
@@ -180,42 +182,56 @@ def _inline_helpers(tree: ast.Module, keep: frozenset[str]) -> None:
     longer have a use."""
     if not any(isinstance(n, ast.FunctionDef) and n.name not in keep for n in ast.walk(tree)):
         return  # the usual answer: the lesson's functions and nothing else
-    inlined: dict[tuple[str, str], ast.FunctionDef] = {}
-    for _ in range(3):
-        helpers = _helpers(tree, keep)
-        done = _inline_round(tree, helpers) if helpers else set()
-        inlined |= {key: helpers[key] for key in done}
-        if not done:
-            break
+    state = _Inlining()
+    seen: dict[tuple[str, str], ast.FunctionDef] = {}
+    try:
+        for _ in range(3):
+            helpers = _helpers(tree, keep)
+            seen |= helpers
+            if not helpers or not _inline_round(tree, helpers, state):
+                break
+    except _Budget:
+        pass  # what was inlined stays inlined; the rest keeps its helpers
+    inlined = {key: seen[key] for key in state.done if key in seen}
     used = {_callee(n) for n in ast.walk(tree) if isinstance(n, ast.Call)}
     used |= {("function", n.id) for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
     used |= {("method", n.attr) for n in ast.walk(tree) if isinstance(n, ast.Attribute)}
     unused = {id(f) for key, f in inlined.items() if key not in used}  # a function nobody called stays
     for node in ast.walk(tree):
-        for field in ("body", "orelse", "finalbody"):
-            block = getattr(node, field, None)
+        for field_name in ("body", "orelse", "finalbody"):
+            block = getattr(node, field_name, None)
             if isinstance(block, list) and any(id(s) in unused for s in block):
                 kept = [s for s in block if id(s) not in unused]
-                setattr(node, field, kept or [ast.Pass()])
+                setattr(node, field_name, kept or [ast.Pass()])
 
 
-def _inline_round(tree: ast.Module, helpers: dict) -> set[tuple[str, str]]:
-    """Inline the helpers once wherever they are called; the helpers that were."""
-    changed: set[tuple[str, str]] = set()
+def _inline_round(tree: ast.Module, helpers: dict, state: _Inlining) -> bool:
+    """Inline the helpers once wherever they are called; whether any was."""
+    before = len(state.done), state.added
     for node in list(ast.walk(tree)):
-        for field in ("body", "orelse", "finalbody"):
-            block = getattr(node, field, None)
+        for field_name in ("body", "orelse", "finalbody"):
+            block = getattr(node, field_name, None)
             if not isinstance(block, list) or not block or not isinstance(block[0], ast.stmt):
                 continue
             out = []
             for statement in block:
-                expanded = _inline_in(statement, helpers, changed)
+                expanded = _inline_in(statement, helpers, state)
                 out += expanded if expanded is not None else [statement]
-            setattr(node, field, out)
-    return changed
+            setattr(node, field_name, out)
+    return (len(state.done), state.added) != before
 
 
-def _inline_in(statement: ast.stmt, helpers: dict, done: set) -> list[ast.stmt] | None:
+class _Budget(Exception):
+    """Inlining would add more than MAX_INLINED nodes: the answer keeps its helpers from there on."""
+
+
+@dataclass
+class _Inlining:
+    done: set = field(default_factory=set)   # the helpers inlined at least once
+    added: int = 0                           # syntax nodes added so far
+
+
+def _inline_in(statement: ast.stmt, helpers: dict, state: _Inlining) -> list[ast.stmt] | None:
     """``statement`` with its first call of a helper inlined (the statements the helper runs first, then the
     statement with the call replaced by what the helper returns), or None when it calls none."""
     if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
@@ -229,13 +245,16 @@ def _inline_in(statement: ast.stmt, helpers: dict, done: set) -> list[ast.stmt] 
         if values is None:
             continue
         body = [_Substitute(values).visit(copy.deepcopy(s)) for s in _body(function)]
+        state.added += sum(1 for s in body for _ in ast.walk(s))
+        if state.added > MAX_INLINED:
+            raise _Budget
         result = body.pop().value if isinstance(body[-1], ast.Return) else None
         if isinstance(statement, ast.Expr) and statement.value is node:
-            done.add(_callee(node))
+            state.done.add(_callee(node))
             return body + ([ast.copy_location(ast.Expr(result), result)] if result is not None else [])
         if result is None:
             continue
-        done.add(_callee(node))
+        state.done.add(_callee(node))
         if isinstance(statement, ast.Assign) and statement.value is node and len(statement.targets) == 1:
             renamed = _returned_into(body, result, statement.targets[0])
             if renamed is not None:
@@ -265,9 +284,9 @@ def _returned_into(body: list[ast.stmt], result: ast.expr, target: ast.expr) -> 
 
 def _replace(tree: ast.AST, old: ast.AST, new: ast.AST) -> None:
     for node in ast.walk(tree):
-        for field, value in ast.iter_fields(node):
+        for name, value in ast.iter_fields(node):
             if value is old:
-                setattr(node, field, new)
+                setattr(node, name, new)
             elif isinstance(value, list):
                 for i, item in enumerate(value):
                     if item is old:
@@ -497,10 +516,10 @@ class _Writer:
     def __init__(self, source: str, tree: ast.Module):
         self.source, self.tree = source, tree
         for node in ast.walk(tree):  # first, so that the counts of uses below see the loops as comprehensions
-            for field in ("body", "orelse", "finalbody"):
-                block = getattr(node, field, None)
+            for field_name in ("body", "orelse", "finalbody"):
+                block = getattr(node, field_name, None)
                 if isinstance(block, list) and block and isinstance(block[0], ast.stmt):
-                    setattr(node, field, _loops_to_comprehensions(block))
+                    setattr(node, field_name, _loops_to_comprehensions(block))
         lines = source.splitlines(keepends=True)
         self.starts = [0]
         for line in lines:

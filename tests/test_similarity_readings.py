@@ -119,7 +119,8 @@ def test_each_token_points_into_the_answer_as_handed_in():
 
 def test_figures_are_kept_as_written():
     text = "Adam reached 97.92% and SGD 97.20 %, a gap of 0.72 points after 10 epochs (1e-3, 6.6E-4, 1,000 and 95,8)."
-    assert prose.figures(text).kinds == ["97.92", "97.20", "0.72", "6.6e-4", "1,000", "95,8"]
+    assert prose.figures(text).kinds == ["97.92", "97.20", "0.72", "6.6e-4", "1,000", "95.8"]
+    assert prose.figures("atingiu 96,35% e 0,0066 com 1.000 imagens").kinds == ["96.35", "0.0066", "1.000"]
     assert prose.significant_digits("0.0050") == 2 and prose.significant_digits("300") == 1
 
 
@@ -148,3 +149,7 @@ def test_helpers_that_multiply_stop_at_a_budget():
     lines.append("def answer(x):\n    return h11(x)\n")
     tokens = cs.structure_tokens("\n".join(lines), frozenset({"answer"}))
     assert 0 < len(tokens) < 50 * cs.MAX_INLINED
+
+
+def test_a_figure_in_either_notation_is_the_same_given_out_figure():
+    assert prose.figures(prose.other_notation("reached 95.8% on 10,000 images")).kinds == ["95.8", "10.000"]

@@ -9,7 +9,7 @@ one language is compared with one in the other as it is (they share little but t
 - **stems**: the words with the language's function words left out, each cut to its stem (``reached``, ``reaches``
   and ``reaching`` are one stem): shingles of these are the answer's phrases, and the stems one by one its terms;
 - **figures**: the numbers it quotes, exactly as written (``95.8``, ``6.6e-4``, ``1,000``; a trailing ``%`` is
-  dropped, ``E`` is ``e``), when they have at least two significant digits: a measured figure, not a count of
+  dropped, ``E`` is ``e``, a decimal comma is a point: ``95,8`` is ``95.8``), when they have at least two significant digits: a measured figure, not a count of
   epochs. ``95.8`` and ``95.80`` are two figures: the digits a student writes are part of what they measured;
 - **argument**: the order of its points, as ordered pairs of nearby stems and figures (``a`` before ``b``, at most
   ``ORDER_SPAN`` places apart): a copy that swaps words keeps many of these pairs, two answers that share words but
@@ -25,6 +25,7 @@ from .fingerprints import Tokens
 
 ORDER_SPAN = 3
 _WORD = re.compile(r"[^\W\d_]+(?:['’-][^\W\d_]+)*")
+_DECIMAL_COMMA = re.compile(r"^(-?\d+),(\d{1,2}|\d{4,})(?=e|$)")   # one comma, not three digits after it
 _FIGURE = re.compile(r"(?<![\w.,])[-+−]?\d+(?:[.,]\d+)*(?:[eE][-+−]?\d+)?%?")
 _FUNCTION_WORDS = {
     "english": set("""a about above after again against all also am an and any are as at be because been before being
@@ -85,10 +86,20 @@ def figures(text: str) -> Tokens:
     kinds, spans = [], []
     for m in _FIGURE.finditer(text):
         figure = m.group().rstrip("%").lstrip("+").replace("−", "-").lower()  # 6.6E-4 is 6.6e-4
+        figure = _DECIMAL_COMMA.sub(r"\1.\2", figure)  # 95,8 is 95.8 (1,000 stays: a thousands comma)
         if significant_digits(figure) >= 2:
             kinds.append(figure)
             spans.append(m.span())
     return Tokens(text, kinds, spans)
+
+
+def other_notation(text: str) -> str:
+    """``text`` with its decimal points and commas swapped: ``95.8`` and ``1,000`` as a Brazilian writes them
+    (``95,8``, ``1.000``), and back. The figures a lesson prints are given out in both notations."""
+    return text.translate(_SWAPPED)
+
+
+_SWAPPED = str.maketrans({".": ",", ",": "."})
 
 
 def argument(text: str) -> Tokens:

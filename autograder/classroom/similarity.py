@@ -55,6 +55,7 @@ class Representation:
     window: int
     min_own: int       # it counts in a cell only when both answers have this many tokens of their own in it
     floor: int = 1     # a similarity is a share of at least this many tokens' weight (a few shared ones say little)
+    by_language: bool = False   # a token's rarity is counted among the answers in its language (words, not figures)
 
 
 @dataclass(frozen=True)
@@ -105,10 +106,13 @@ def _written_counted(by: dict[str, float]) -> list[str]:
 TOKENS = Representation("tokens", "tokens", lambda text, keep: fps.code_tokens(text), fps.K_CODE, fps.WINDOW_CODE, min_own=20)
 STRUCTURE = Representation("structure", "structure tokens", code_structure.structure_tokens, fps.K_STRUCTURE, fps.WINDOW_STRUCTURE,
                            min_own=20)
-PHRASES = Representation("phrases", "stems in shared phrases", lambda text, keep: prose.stems(text), fps.K_TEXT, fps.WINDOW_TEXT, min_own=12)
-TERMS = Representation("terms", "terms", lambda text, keep: prose.stems(text), 1, 1, min_own=12, floor=12)
+PHRASES = Representation("phrases", "stems in shared phrases", lambda text, keep: prose.stems(text), fps.K_TEXT,
+                         fps.WINDOW_TEXT, min_own=12, by_language=True)
+TERMS = Representation("terms", "terms", lambda text, keep: prose.stems(text), 1, 1, min_own=12, floor=12,
+                       by_language=True)
 FIGURES = Representation("figures", "figures", lambda text, keep: prose.figures(text), 1, 1, min_own=3, floor=4)
-ARGUMENT = Representation("argument", "ordered pairs", lambda text, keep: prose.argument(text), 1, 1, min_own=12, floor=12)
+ARGUMENT = Representation("argument", "ordered pairs", lambda text, keep: prose.argument(text), 1, 1, min_own=12,
+                          floor=12, by_language=True)
 CODE = Track("code", "tokens", (TOKENS, STRUCTURE), _code_evidence, _code_counted, agree=0.5, min_cells=2, threshold=0.75,
              min_total=100)
 WRITTEN = Track("written", "words", (PHRASES, TERMS, FIGURES, ARGUMENT), _written_evidence,
@@ -153,6 +157,8 @@ def given_out(task: Assignment, track: Track, representation: Representation | N
                     texts += _FENCED.findall(cell.source) + _INLINE.findall(cell.source)
             elif cell.cell_type == "markdown" or representation.name == "figures":
                 texts.append(cell.source)
+    if representation.name == "figures":  # the lesson's figures in the other notation too (95.8 is 95,8 in Brazil)
+        texts += [prose.other_notation(t) for t in texts]
     keep = lesson_names(lessons or [task.lesson])
     return fps.boilerplate([representation.read(t, keep) for t in texts], representation.k)
 
@@ -302,12 +308,30 @@ class _Cell:
     counts: np.ndarray      # bool: both answers long enough for the cell to count
 
 
-def rarity(close: np.ndarray, answers: int) -> np.ndarray:
-    """How rare a match is when ``close`` other answers of ``answers`` are as close: 1 when none is, and
-    ``log(N / (close + 2)) / log(N / 2)`` (clipped to 0..1) otherwise: 0 when every answer is."""
-    if answers <= 2:
-        return np.ones_like(close, dtype=float)
-    return np.clip(np.log(answers / (close + 2.0)) / np.log(answers / 2.0), 0.0, 1.0)
+def rarity(close: np.ndarray, answers) -> np.ndarray:
+    """How rare a match is when ``close`` other answers of ``answers`` (a number, or one per entry) are as close: 1
+    when none is, and ``log(N / (close + 2)) / log(N / 2)`` (clipped to 0..1) otherwise: 0 when every answer is."""
+    answers = np.asarray(answers, dtype=float)
+    safe = np.maximum(answers, 3.0)
+    found = np.clip(np.log(safe / (close + 2.0)) / np.log(safe / 2.0), 0.0, 1.0)
+    return np.where(answers <= 2, 1.0, found)
+
+
+def _readers(held_fps: dict[str, fps.Fingerprint], index: dict[str, int], hashes: np.ndarray,
+             by_language: bool) -> np.ndarray | int:
+    """How many answers could hold each hash: the whole class, or for a reading of words, the answers written in the
+    languages where the hash is found (a word that every Portuguese answer uses is common, however few they are)."""
+    held = {index[s]: fp for s, fp in held_fps.items() if s in index}
+    if not by_language:
+        return len(held)
+    groups: dict[str, list[np.ndarray]] = {}
+    for fp in held.values():
+        groups.setdefault(prose.language(fp.tokens.text), []).append(fp.unique())
+    readers = np.zeros(len(hashes))
+    for unique in groups.values():
+        present = fps.member(hashes, np.unique(np.concatenate(unique)))
+        readers += present * len(unique)
+    return readers
 
 
 def _as_close(similarity: np.ndarray, answering: np.ndarray) -> np.ndarray:
@@ -333,7 +357,8 @@ def _reading(held_fps: dict[str, fps.Fingerprint], index: dict[str, int], rep: R
             own[index[s]] = fp.own
     everything = np.concatenate(list(held.values())) if held else np.zeros(0, dtype=np.int64)
     hashes, counts = np.unique(everything, return_counts=True)
-    weights = rarity(counts - 2, len(held))  # a piece only the two have weighs 1; one everybody has, 0
+    # a piece only the two have weighs 1; one everybody (who writes in its language) has, 0
+    weights = rarity(counts - 2, _readers(held_fps, index, hashes, rep.by_language))
     mass = np.zeros(n)  # each answer's fingerprints, weighed by their rarity
     for i, unique in held.items():
         mass[i] = weights[np.searchsorted(hashes, unique)].sum()

@@ -57,14 +57,20 @@ def timed_command(submitted: Path, out: Path, assignment: str) -> float:
 
 FIGURES = 3   # a copy "shares figures" when it quotes at least this many of the original's measured figures
 SWAPPED = "words swapped for synonyms, 3+ figures shared"
+SWAPPED_RARE = "words swapped for synonyms, 3+ figures shared that at most one other answer quotes"
 
 
-def _shared_figures(comparison: sim.Comparison, a: str, b: str) -> int:
-    """How many figures of their own two students' written answers have in common (the most in any cell)."""
+def _shared_figures(comparison: sim.Comparison, a: str, b: str, rare: bool = False) -> int:
+    """How many figures of their own two students' written answers have in common (the most in any cell); ``rare``:
+    only those that at most one other answer of the class quotes (the original's own run, not the seeded one)."""
     found = 0
     for by_student in comparison.fingerprints["figures"].values():
         if a in by_student and b in by_student:
-            found = max(found, len(set(by_student[a].unique().tolist()) & set(by_student[b].unique().tolist())))
+            common = set(by_student[a].unique().tolist()) & set(by_student[b].unique().tolist())
+            if rare:
+                quoted = [h for fp in by_student.values() for h in set(fp.unique().tolist()) & common]
+                common = {h for h in common if quoted.count(h) <= 3}
+            found = max(found, len(common))
     return found
 
 
@@ -85,10 +91,11 @@ class Tally:
             i, j = sorted(index[s] for s in pair)
             self.found[disguise][0] += bool(hit[i, j])
             self.found[disguise][1] += 1
-            if comparison.track.name == "written" and PLANTED[disguise].written != "reworded" \
-                    and _shared_figures(comparison, *pair) >= FIGURES:
-                self.found[SWAPPED][0] += bool(hit[i, j])
-                self.found[SWAPPED][1] += 1
+            if comparison.track.name == "written" and PLANTED[disguise].written != "reworded":
+                for group, rare in ((SWAPPED, False), (SWAPPED_RARE, True)):
+                    if _shared_figures(comparison, *pair, rare=rare) >= FIGURES:
+                        self.found[group][0] += bool(hit[i, j])
+                        self.found[group][1] += 1
         for i, j in zip(*hit.nonzero()):
             pair = frozenset((comparison.students[i], comparison.students[j]))
             if i < j and pair not in planted:
@@ -143,9 +150,10 @@ def table(tallies: dict, track: str) -> list[str]:
             continue
         lines.append(f"| {disguise} | {'yes' if disguise in HELD_OUT else ''} | "
                      + " | ".join(_share(tuple(tallies[track, r].found[disguise])) for r in readings) + " |")
-    if tallies[track, "all readings"].found[SWAPPED][1]:
-        lines.append(f"| **{SWAPPED}** (any disguise) | | "
-                     + " | ".join(_share(tuple(tallies[track, r].found[SWAPPED])) for r in readings) + " |")
+    for group in (SWAPPED, SWAPPED_RARE):
+        if tallies[track, "all readings"].found[group][1]:
+            lines.append(f"| **{group}** (any disguise) | | "
+                         + " | ".join(_share(tuple(tallies[track, r].found[group])) for r in readings) + " |")
     for label, names in (("**tuned disguises**", TUNED), ("**held-out disguises**", HELD_OUT)):
         lines.append(f"| {label} | | " + " | ".join(_share(tallies[track, r].recall(names)) for r in readings) + " |")
     lines.append("| honest pairs listed (false accusations) | | " + " | ".join(

@@ -219,7 +219,7 @@ def test_what_the_lesson_gave_out_in_any_edition_is_nobodys(tmp_path, monkeypatc
     notebooks.write(translated, lessons / "pt_BR" / WRITTEN / f"{WRITTEN}.ipynb")
     monkeypatch.setattr(course, "LESSONS", lessons)
     task = assignment.load(WRITTEN)
-    editions = sim.editions(task)
+    editions = sim.lesson_editions(task)
     assert len(editions) == 2
     for rep in sim.WRITTEN.representations:
         given = sim.given_out(task, sim.WRITTEN, rep, editions)

@@ -20,7 +20,6 @@ many tokens match, and how many answers of the class are as close.
 
 from __future__ import annotations
 
-import csv
 import re
 import sys
 from dataclasses import dataclass, field, replace
@@ -29,10 +28,9 @@ from typing import Callable
 
 import numpy as np
 
-from ..core import course, notebooks
+from ..core import csv_safe, editions, notebooks
 from ..grading import intake
 from ..grading.assignment import Assignment, load
-from ..grading.results import safe_field
 from . import code_structure, prose
 from . import fingerprints as fps
 
@@ -132,12 +130,14 @@ def answer_cells(task: Assignment, track: Track) -> list[str]:
     return [notebooks.grading(c)["grade_id"] for c in task.solution.cells if _is_answer(track, c)]
 
 
-def editions(task: Assignment) -> list:
-    """The lesson as released, and its other editions (``lessons/<language>/NN/NN.ipynb``, a translation: the same
-    code cells, translated prose and comments), for what the course gave out in any of them."""
+def lesson_editions(task: Assignment) -> list:
+    """The lesson as released, and its editions' lessons that exist (``lessons/<code>/NN/NN.ipynb``, a translation:
+    the same code cells, translated prose and comments), for what the course gave out in any of them."""
     found = [task.lesson]
-    for path in sorted(course.LESSONS.glob(f"*/{task.name}/{task.name}.ipynb")):
-        found.append(notebooks.read(path))
+    for edition in editions.EDITIONS.values():
+        path = editions.lesson_notebook(edition.code, task.name)
+        if path.is_file():
+            found.append(notebooks.read(path))
     return found
 
 
@@ -211,7 +211,7 @@ def read_class(submitted: Path, assignment: str, students: list[str],
     """Read and fingerprint each student's notebook once. Folders that are not student ids, missing, unreadable
     and empty notebooks are listed in ``skipped``, never an error."""
     task = load(assignment)   # the solution and the lesson, read once for the whole class
-    lessons = editions(task)
+    lessons = lesson_editions(task)
     keep = lesson_names(lessons)
     cells = {t.name: answer_cells(task, t) for t in TRACKS}
     given = {(t.name, r.name): given_out(task, t, r, lessons) for t in TRACKS for r in t.representations}
@@ -224,7 +224,10 @@ def read_class(submitted: Path, assignment: str, students: list[str],
         if problem:
             skipped.append(Skipped(student, problem))
             continue
-        nb = intake.read_submission(submitted / student / assignment, task)
+        try:
+            nb = intake.read_submission(submitted / student / assignment, task)
+        except Exception as error:  # noqa: BLE001 - one student's files never stop the comparison of the class
+            nb = intake.Refusal("", f"it could not be read ({type(error).__name__})")
         if isinstance(nb, intake.Refusal):
             skipped.append(Skipped(student, nb.reason))
             continue
@@ -491,12 +494,8 @@ class Comparison:
 
 
 def write_csv(path: Path, pairs: list[Pair]) -> None:
-    with open(path, "w", newline="", encoding="utf-8") as f:
-        out = csv.writer(f)
-        out.writerow(CSV_COLUMNS)
-        for p in pairs:
-            out.writerow([safe_field(p.a), safe_field(p.b), f"{p.score:.3f}", "yes" if p.listed else "no",
-                          safe_field(p.why())])
+    csv_safe.write(path, CSV_COLUMNS, ([p.a, p.b, round(p.score, 3), "yes" if p.listed else "no", p.why()]
+                                       for p in pairs))
 
 
 @dataclass

@@ -14,9 +14,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from . import rules as library
+from .rules import Words
 
 VALUE, OBSERVATION = "value", "observation"
-NOT_REPORTED = "this check never reported: the cell stopped before it (an error in the code it tests?)"
+NOT_REPORTED = Words("this check never reported: the cell stopped before it (an error in the code it tests?)")
 
 
 @dataclass
@@ -78,11 +79,12 @@ def judge(reference: list[dict], student: list[dict], cell_rules: dict[str, dict
             continue
         rule = cell_rules.get(cell, {}).get(ref.get("rule")) or library.LIBRARY.get(ref.get("rule"))
         if rule is None:
-            check.message = f"the test names a rule the grader does not know ({ref.get('rule')!r}): tell your instructor"
+            check.message = Words("the test names a rule the grader does not know ({rule}): tell your instructor",
+                                  rule=repr(ref.get("rule")))
             continue
         try:
             message = rule(got["value"], ref["value"], **(ref.get("params") or {}))
         except Exception as error:  # a malformed record of the student's: it fails, the grading goes on
-            message = f"the value sent could not be judged ({type(error).__name__})"
+            message = Words("the value sent could not be judged ({error})", error=type(error).__name__)
         check.passed, check.message = message is None, message or ""
     return judged

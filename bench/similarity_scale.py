@@ -45,6 +45,7 @@ ONE_READING = {  # the same comparison with one reading alone (what each adds)
     "written": {"phrases only": lambda by: by["phrases"], "argument only": lambda by: by["argument"],
                 "no figures": lambda by: sim._written_evidence(by | {"figures": 0 * by["figures"]})},
 }
+LOWER_LINE = {"code": 0.65, "written": 0.4}   # every reading, a lower line (--threshold, --written-threshold)
 
 
 def timed_command(submitted: Path, out: Path, assignment: str) -> float:
@@ -130,6 +131,8 @@ def run_classes(scratch: Path, size: int, assignments: list[str], seeds: list[in
             if not answers.cells[track.name]:
                 continue
             tallies[track.name, "all readings"].add(sim.Comparison(answers, track), synthetic, label)
+            lower = replace(track, threshold=LOWER_LINE[track.name])
+            tallies[track.name, f"line at {lower.threshold:g}"].add(sim.Comparison(answers, lower), synthetic, label)
             for reading, combine in ONE_READING[track.name].items():
                 tallies[track.name, reading].add(sim.Comparison(answers, replace(track, combine=combine)), synthetic,
                                                  label)
@@ -143,7 +146,7 @@ def _share(found: tuple[int, int]) -> str:
 
 
 def table(tallies: dict, track: str) -> list[str]:
-    readings = ["all readings"] + list(ONE_READING[track])
+    readings = ["all readings", f"line at {LOWER_LINE[track]:g}"] + list(ONE_READING[track])
     lines = ["| disguise | held out | " + " | ".join(readings) + " |", "|---|---|" + "---|" * len(readings)]
     for disguise in PLANTED:
         if not tallies[track, "all readings"].found[disguise][1]:
@@ -184,7 +187,8 @@ def main() -> int:
             tallies = run_classes(Path(scratch), size, args.assignments, seeds, copies, times)
             count = len(args.assignments) * len(seeds)
             report += [f"## {size} students ({count} classes)", "",
-                       "Planted pairs listed, per disguise, with every reading and with one alone:", "",
+                       "Planted pairs listed, per disguise, with every reading (at the default line, and at a lower "
+                       "one) and with one reading alone:", "",
                        "Code answers:", ""] + table(tallies, "code")
             report += ["", "Written answers (assignments that have them):", ""] + table(tallies, "written") + [""]
     if times:

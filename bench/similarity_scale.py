@@ -131,7 +131,8 @@ def run_classes(scratch: Path, size: int, assignments: list[str], seeds: list[in
             if not answers.cells[track.name]:
                 continue
             tallies[track.name, "all readings"].add(sim.Comparison(answers, track), synthetic, label)
-            lower = replace(track, threshold=LOWER_LINE[track.name])
+            lower = sim.Options(**{"threshold" if track.name == "code" else "written_threshold":
+                                   LOWER_LINE[track.name]}).tracks()[0 if track.name == "code" else 1]
             tallies[track.name, f"line at {lower.threshold:g}"].add(sim.Comparison(answers, lower), synthetic, label)
             for reading, combine in ONE_READING[track.name].items():
                 tallies[track.name, reading].add(sim.Comparison(answers, replace(track, combine=combine)), synthetic,

@@ -412,3 +412,9 @@ def test_the_default_folders_are_nbgraders(tmp_path, monkeypatch):
     build(tmp_path / "submitted", "06_data", honest=3, seed=SEED + 4, copiers=())
     assert cli.main(["similarity", "--all"]) == 0
     assert sorted(os.listdir(tmp_path / "similarity")) == ["06_data.csv", "06_data.html"]
+
+
+def test_a_lower_line_lowers_what_a_cell_needs_to_agree():
+    code, written = sim.Options(threshold=0.4, written_threshold=0.3).tracks()
+    assert (code.threshold, code.agree, written.threshold, written.agree) == (0.4, 0.4, 0.3, 0.3)
+    assert sim.Options().tracks() == (sim.CODE, sim.WRITTEN)

@@ -526,8 +526,11 @@ class Options:
                 raise SystemExit(f"a threshold is a score between 0 and 1 (0 excluded), not {value:g}")
         if self.top < 0:
             raise SystemExit(f"--top is a number of pairs, 0 or more, not {self.top}")
-        return (replace(CODE, threshold=self.threshold or CODE.threshold),
-                replace(WRITTEN, threshold=self.written_threshold or WRITTEN.threshold))
+        tracks = []
+        for track, line in ((CODE, self.threshold), (WRITTEN, self.written_threshold)):
+            line = line or track.threshold  # a lower line lowers what a cell needs to agree too
+            tracks.append(replace(track, threshold=line, agree=min(track.agree, line)))
+        return tuple(tracks)
 
 
 def compare_assignment(submitted: Path, assignment: str, students: list[str], out: Path,

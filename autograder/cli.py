@@ -121,7 +121,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--threshold", type=float, default=None,
                    help="list a pair of code answers from this score, 0 to 1 (default: 0.75, a conservative line)")
     p.add_argument("--written-threshold", type=float, default=None,
-                   help="list a pair of written answers from this score, 0 to 1 (default: 0.5)")
+                   help="list a pair of written answers from this score, 0 to 1 (default: 0.4)")
     p.add_argument("--top", type=int, default=None,
                    help="show at least this many of the class's highest pairs, listed or not (default: 20)")
     return parser

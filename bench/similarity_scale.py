@@ -45,7 +45,7 @@ ONE_READING = {  # the same comparison with one reading alone (what each adds)
     "written": {"phrases only": lambda by: by["phrases"], "argument only": lambda by: by["argument"],
                 "no figures": lambda by: sim._written_evidence(by | {"figures": 0 * by["figures"]})},
 }
-LOWER_LINE = {"code": 0.65, "written": 0.4}   # every reading, a lower line (--threshold, --written-threshold)
+LOWER_LINE = {"code": 0.65, "written": 0.3}   # every reading, a lower line (--threshold, --written-threshold)
 
 
 def timed_command(submitted: Path, out: Path, assignment: str) -> float:

@@ -114,8 +114,9 @@ ARGUMENT = Representation("argument", "ordered pairs", lambda text, keep: prose.
 CODE = Track("code", "tokens", (TOKENS, STRUCTURE), _code_evidence, _code_counted, agree=0.5, min_cells=2, threshold=0.75,
              min_total=100)
 WRITTEN = Track("written", "words", (PHRASES, TERMS, FIGURES, ARGUMENT), _written_evidence,
-                _written_counted, agree=0.5, min_cells=1,
-                threshold=0.5, min_total=20)
+                _written_counted, agree=0.4, min_cells=1, threshold=0.4, min_total=20)
+# The written line: the combined evidence (geometric means) runs lower than the old word shingles did; 0.4 stands
+# above every honest pair of the synthetic classes used to choose it (the highest 0.33, at 300 students).
 TRACKS = (CODE, WRITTEN)
 
 

@@ -7,7 +7,7 @@ import tempfile
 from pathlib import Path
 
 from ..core import course, notebooks, settings
-from . import nbval_tags
+from . import links, nbval_tags
 from .nbgrader_run import nbgrader, write_config
 
 
@@ -57,7 +57,14 @@ def generate(names: list[str], into: Path) -> dict[str, list[Path]]:
                 target = into / name / produced.relative_to(out_dir)
                 if produced.suffix == ".ipynb":
                     solution = notebooks.read(course.solution_notebook(name))
-                    changed = notebooks.write(nbval_tags.tag_lesson(notebooks.read(produced), solution), target)
+                    lesson, pages = _with_local_pages(nbval_tags.tag_lesson(notebooks.read(produced), solution))
+                    changed = notebooks.write(lesson, target)
+                    for page in sorted(pages):   # the pages of docs/ the lesson links to, beside it
+                        if _write_text(target.parent / page, links.page_copy(page)):
+                            written[name].append(target.parent / page)
+                    for stale in links.stale_copies(target.parent, pages):   # a copy no link needs any more
+                        stale.unlink()
+                        written[name].append(stale)
                 else:
                     changed = not target.exists() or target.read_bytes() != produced.read_bytes()
                     if changed:
@@ -66,6 +73,25 @@ def generate(names: list[str], into: Path) -> dict[str, list[Path]]:
                 if changed:
                     written[name].append(target)
     return written
+
+
+def _with_local_pages(lesson):
+    """The lesson with its markdown's links to docs/ pointing at copies beside it, and the pages those need."""
+    pages: set[str] = set()
+    for cell in lesson.cells:
+        if cell.cell_type == "markdown":
+            cell.source, needed = links.localise(cell.source)
+            pages |= needed
+    return lesson, pages
+
+
+def _write_text(path: Path, text: str) -> bool:
+    """Write ``text`` to ``path`` only if it changes; return whether it did."""
+    if path.exists() and path.read_text(encoding="utf-8") == text:
+        return False
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    return True
 
 
 def release(names: list[str] | None = None, into: Path | None = None, tidy: bool = True) -> dict[str, list[Path]]:

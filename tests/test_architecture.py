@@ -29,7 +29,7 @@ EXPECTED = {
               "kubernetes"},
     "classroom": {"nbgrader_course", "gradebook", "formgrader_copy", "nbgrader_autograde", "nbgrader_collect", "similarity",
                   "fingerprints", "similarity_report"},
-    "authoring": {"nbgrader_run", "nbval_tags", "release", "check", "variants", "promises", "show", "options"},
+    "authoring": {"nbgrader_run", "nbval_tags", "release", "check", "variants", "promises", "show", "options", "links"},
 }
 
 

@@ -94,6 +94,6 @@ def test_github_and_jupyterlab_name_headings_as_the_reader_does():
     anchors = links.anchors("## Evaluation: eval mode (lessons 03, 08)\n\n## Evaluation: eval mode (lessons 03, 08)\n")
     assert {"evaluation-eval-mode-lessons-03-08", "evaluation-eval-mode-lessons-03-08-1",
             "Evaluation:-eval-mode-(lessons-03,-08)"} <= anchors
-    copy = links.page_copy("pytorch-patterns.md")
+    copy = links.page_copy("docs/pytorch-patterns.md")
     assert '<a id="anti-patterns-lesson-09"></a>\n\n## Anti-patterns (lesson 09)' in copy
     assert copy.startswith("<!-- A copy of docs/pytorch-patterns.md")

@@ -1,8 +1,9 @@
 """Links in the course's markdown: what they point at, and the pages of docs/ that lessons carry beside them.
 
 A student's JupyterLab opens at ``lessons/`` (and a lesson fetched on a shared server is its folder alone), so a link
-from a lesson to ``../../docs/...`` would lead nowhere. A solution notebook links a page of docs/ as the repository
-holds it, ``../../docs/pytorch-patterns.md#anchor`` (that link works in the instructor's JupyterLab and on GitHub);
+from a lesson to ``../../docs/...`` would lead nowhere. A solution notebook links a page of docs/ (or a result page of
+bench/results/) as the repository holds it, ``../../docs/pytorch-patterns.md#anchor`` (that link works in the
+instructor's JupyterLab and on GitHub);
 ``release`` rewrites it in the lesson to a copy beside the notebook, ``pytorch-patterns.md#anchor``, and writes that
 copy (:func:`page_copy`). GitHub names a heading's anchor one way (:func:`slug`) and JupyterLab another (the heading's
 words joined by dashes, case and punctuation kept), so the copy carries an HTML anchor under GitHub's name before
@@ -18,14 +19,13 @@ from pathlib import Path
 
 from ..core import course
 
-DOCS = course.ROOT / "docs"
 # A markdown link or image: [text](target) or [text](target "title"); the target without spaces.
 _LINK = re.compile(r"!?\[(?:[^\[\]]|\[[^\]]*\])*\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)")
 _HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$")
 _FENCE = re.compile(r"^\s*(```|~~~)")
 _HTML_ANCHOR = re.compile(r"<a\s+(?:id|name)=\"([^\"]+)\"\s*>", re.IGNORECASE)
-# In a lesson's source: a link to a page of docs/, from solutions/NN/ (two levels down).
-_DOCS_LINK = re.compile(r"\]\(\.\./\.\./docs/([A-Za-z0-9_.-]+\.md)(#[^)\s]*)?\)")
+# In a lesson's source: a link to a page of docs/ or of bench/results/, from solutions/NN/ (two levels down).
+_DOCS_LINK = re.compile(r"\]\(\.\./\.\./((?:docs|bench/results)/[A-Za-z0-9_.-]+\.md)(#[^)\s]*)?\)")
 
 
 def _outside_code(text: str) -> list[str]:
@@ -79,33 +79,39 @@ def anchors(text: str) -> set[str]:
 
 
 def localise(markdown: str) -> tuple[str, set[str]]:
-    """A lesson's markdown with its links to docs/ pointing at copies beside the notebook, and the pages it needs."""
+    """A lesson's markdown with its links to pages of docs/ (or bench/results/) pointing at copies beside the
+    notebook, and the pages it needs, as paths from the course root ("docs/pytorch-patterns.md")."""
     pages: set[str] = set()
 
     def beside(match: re.Match) -> str:
         pages.add(match.group(1))
-        return f"]({match.group(1)}{match.group(2) or ''})"
+        return f"]({Path(match.group(1)).name}{match.group(2) or ''})"
 
     return _DOCS_LINK.sub(beside, markdown), pages
 
 
-def _note(name: str) -> str:
-    return (f"<!-- A copy of docs/{name}, written beside this lesson by `python -m autograder release` so that the "
-            f"lesson's links open here; edit docs/{name} instead. -->")
+_NOTE = "<!-- A copy of "
+
+
+def _note(source: str) -> str:
+    return (f"{_NOTE}{source}, written beside this lesson by `python -m autograder release` so that the lesson's links "
+            f"open here; edit {source} instead. -->")
 
 
 def stale_copies(folder: Path, pages: set[str]) -> list[Path]:
     """Copies in a lesson's folder that release wrote (they start with its note) and that no link needs now."""
-    return [path for path in sorted(folder.glob("*.md")) if path.name not in pages
-            and path.read_text(encoding="utf-8").startswith(_note(path.name))]
+    wanted = {Path(page).name for page in pages}
+    return [path for path in sorted(folder.glob("*.md")) if path.name not in wanted
+            and path.read_text(encoding="utf-8").startswith(_NOTE)]
 
 
-def page_copy(name: str) -> str:
-    """docs/NAME as a lesson carries it: a line that says where it comes from, then the page, with an HTML anchor
-    under GitHub's name before each heading, so that a link's anchor works in JupyterLab too."""
-    text = (DOCS / name).read_text(encoding="utf-8")
+def page_copy(source: str) -> str:
+    """The page ``source`` (a path from the course root, "docs/pytorch-patterns.md") as a lesson carries it: a line
+    that says where it comes from, then the page, with an HTML anchor under GitHub's name before each heading, so that
+    a link's anchor works in JupyterLab too."""
+    text = (course.ROOT / source).read_text(encoding="utf-8")
     if any(not target.startswith(("#", "http://", "https://", "mailto:")) for target in links(text)):
-        raise ValueError(f"docs/{name} links to other files: a lesson's copy of it cannot follow those links")
+        raise ValueError(f"{source} links to other files: a lesson's copy of it cannot follow those links")
     out, fenced, seen = [], False, {}
     for line in text.splitlines():
         if _FENCE.match(line):
@@ -116,4 +122,4 @@ def page_copy(name: str) -> str:
             seen[base] = count + 1
             out += [f'<a id="{base if count == 0 else f"{base}-{count}"}"></a>', ""]
         out.append(line)
-    return "\n".join([_note(name), "", *out]) + "\n"
+    return "\n".join([_note(source), "", *out]) + "\n"

@@ -60,8 +60,9 @@ def generate(names: list[str], into: Path) -> dict[str, list[Path]]:
                     lesson, pages = _with_local_pages(nbval_tags.tag_lesson(notebooks.read(produced), solution))
                     changed = notebooks.write(lesson, target)
                     for page in sorted(pages):   # the pages of docs/ the lesson links to, beside it
-                        if _write_text(target.parent / page, links.page_copy(page)):
-                            written[name].append(target.parent / page)
+                        copy = target.parent / Path(page).name
+                        if _write_text(copy, links.page_copy(page)):
+                            written[name].append(copy)
                     for stale in links.stale_copies(target.parent, pages):   # a copy no link needs any more
                         stale.unlink()
                         written[name].append(stale)

@@ -36,7 +36,7 @@ def _in_main(batch):
 
 
 _in_main.__module__ = "__main__"
-_starts = lambda worker: None   # noqa: E731 (a lambda at the top of a notebook: what spawned workers cannot get)
+_starts = lambda _worker: None   # noqa: E731 (a lambda at the top of a notebook: what spawned workers cannot get)
 _starts.__module__ = "__main__"
 
 

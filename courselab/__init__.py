@@ -1,8 +1,9 @@
-"""courselab: JupyterLab for the course, in two set-ups from one install.
+"""courselab: JupyterLab for the course, in three set-ups from one install.
 
 ``python -m courselab`` (or ``make course``) starts the **student** set-up on ``lessons/``; with ``--lang pt_BR`` (or
 ``make course LANG=pt_BR``) on that edition's lessons, ``lessons/pt_BR/``, with JupyterLab's menus in its language;
-``python -m courselab instructor`` (or ``make instructor``) the **instructor** set-up at the repository root.
+``python -m courselab instructor`` (or ``make instructor``) the **instructor** set-up at the repository root;
+``python -m courselab hub`` the set-up of a student on a shared server, in the folder it is started from.
 Each set-up is a folder of ordinary Jupyter configuration committed under ``jupyter/<role>/``, put first on
 Jupyter's config search path with ``JUPYTER_CONFIG_PATH`` (see ``jupyter/README.md``):
 
@@ -13,7 +14,7 @@ Jupyter's config search path with ``JUPYTER_CONFIG_PATH`` (see ``jupyter/README.
 - hub: a student on a shared server (JupyterHub): the Assignment List (fetch, validate, submit, fetch feedback)
   on the exchange and course id of ``jupyter/hub/nbgrader_config.py``; no instructor tools.
 
-Both set-ups serve Validate from :mod:`courselab.validate` (in a child process, so that a long validation
+All three serve Validate from :mod:`courselab.validate` (in a child process, so that a long validation
 never blocks the server), and neither hands a plotting backend to the notebook kernels: a kernel that
 inherits ``MPLBACKEND=Agg`` (as test and grading runs set it) draws every figure to nowhere.
 

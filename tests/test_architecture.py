@@ -31,7 +31,7 @@ EXPECTED = {
                   "nbgrader_export", "similarity", "fingerprints", "code_structure", "prose",
                   "similarity_report"},
     "authoring": {"nbgrader_run", "nbval_tags", "release", "check", "variants", "promises", "show", "options", "units",
-                  "catalogs", "translate"},
+                  "catalogs", "translate", "links"},
 }
 
 

@@ -10,7 +10,7 @@ notebook's own classes): a feedback page must not carry anything the kernel coul
 Numbers, shapes, dtypes and devices are shown; strings and messages are read here and never shown.
 
 Rules of the library: ``same``, ``like``, ``accuracy``, ``raises``, ``at_least``, ``at_most``,
-``between``, ``finite``, ``logits``, ``reproducible``. A test cell can add its own in a ``### BEGIN GRADER`` block (core/regions.py): a function
+``between``, ``finite``, ``logits``, ``reproducible``, ``generated``. A test cell can add its own in a ``### BEGIN GRADER`` block (core/regions.py): a function
 ``rule(got, reference, **params)`` of decoded values (``decode``) that returns ``None`` or a message.
 """
 
@@ -384,9 +384,39 @@ def reproducible(got: dict, ref: dict) -> str | None:
     return None
 
 
+GENERATED_COMPARISONS = ("same", "like", "raises")
+
+
+def generated(got: dict, ref: dict, compare: str = "same", state: bool = False, **params) -> str | None:
+    """``hidden.generated``: each drawn input's result (and, with ``state``, the arguments as the call left them)
+    compared with the reference's by ``compare``; the failure reported is the one on the smallest input, described
+    in the reference run's words (the student's run sends its own descriptions, which are never read)."""
+    if compare not in GENERATED_COMPARISONS:
+        return f"the test names a comparison the grader does not know ({compare!r}): tell your instructor"
+    expected = ref.get("draws") or []
+    draws = got.get("draws") if got.get("t") == "generated" else None
+    if not isinstance(draws, list) or len(draws) != len(expected):
+        return f"the results of the {len(expected)} generated inputs could not be read (the code under test stopped early?)"
+    rule, failures = LIBRARY[compare], []
+    for k, (mine, theirs) in enumerate(zip(draws, expected)):
+        message = rule(mine.get("result") or {}, theirs["result"], **params)
+        if message is None and state and theirs.get("state") is not None:
+            changed = same(mine.get("state") or {}, theirs["state"], rtol=params.get("rtol", 1e-5),
+                           atol=params.get("atol", 1e-8))
+            if changed:
+                message = f"the arguments are not left as the solution leaves them: {changed.replace('(at [', '(at argument [')}"
+        if message:
+            failures.append((float(theirs.get("size", 0.0)), k, message))
+    if not failures:
+        return None
+    _, k, message = min(failures)
+    return (f"{len(failures)} of {len(expected)} generated inputs give another result than the solution's. "
+            f"The smallest of them: {expected[k]['input']}. There, {message}")
+
+
 LIBRARY: dict[str, Rule] = {"same": same, "like": like, "accuracy": accuracy, "raises": raises, "at_least": at_least,
                             "at_most": at_most, "between": between, "finite": finite, "logits": logits,
-                            "reproducible": reproducible}
+                            "reproducible": reproducible, "generated": generated}
 
 
 def _decoded(fn: Callable) -> Rule:

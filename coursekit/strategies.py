@@ -1,0 +1,227 @@
+"""Inputs drawn around what an exercise's words allow, for the hidden tests' generated cases (``hidden.generated``).
+
+A hidden test that picks a few inputs by hand catches the mistakes its author foresaw. A generated case draws many
+inputs from a *strategy* (hypothesis's, https://hypothesis.readthedocs.io), calls the student's code on each, and
+sends every result; the grader compares each with what the course's solution returned on the same input, outside
+the student's process, and names the smallest input on which they differ.
+
+The strategies here build what the course's exercises take:
+
+- ``tensors``: any shape, dtype and scale, with chosen values (a threshold, exactly 0, the next float up) mixed in,
+  as a contiguous tensor or as a view (transposed, strided, offset into a larger storage);
+- ``shapes``, ``batch_sizes``: sizes from 1 up, odd ones included;
+- ``around``: values at a boundary the words name and the nearest floats on each side;
+- ``models``: small MLPs with dropout (or batch norm), in ``train()`` or ``eval()`` mode;
+- ``calls``: the arguments of one call, and where it runs (here, or with its tensors and modules on a second
+  device: ``coursekit.testing.FarDevice``).
+
+Every tensor is made from a seed the strategy draws, with a ``torch.Generator`` of its own, so a draw is the same in
+the student's run and in the reference run whatever the student's code did to PyTorch's global random state, and
+hypothesis can shrink it (a smaller shape, a smaller scale, seed 0). ``draw`` takes a fixed number of examples with a
+fixed seed: the same inputs in both runs, and the same verdict when a submission is graded again.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any, Sequence
+
+import torch
+from hypothesis import HealthCheck, Phase, given, seed as hypothesis_seed, settings
+from hypothesis import strategies as st
+from torch import nn
+
+__all__ = ["Call", "calls", "shapes", "batch_sizes", "tensors", "around", "models", "draw", "describe", "size", "st"]
+
+SearchStrategy = st.SearchStrategy
+LAYOUTS = ("contiguous", "transposed", "strided", "offset")
+
+
+@dataclass
+class Call:
+    """The arguments of one call, and where it runs: ``"here"``, or ``"far"`` (its tensors and modules on
+    FarDevice's second device, the result brought back as the grader sees it)."""
+    args: tuple
+    kwargs: dict = field(default_factory=dict)
+    place: str = "here"
+
+
+def calls(*args: SearchStrategy, places: Sequence[str] = ("here",), **kwargs: SearchStrategy) -> SearchStrategy[Call]:
+    """One call's arguments, each drawn from its own strategy (a plain value stands for itself)."""
+    positional = st.tuples(*(a if isinstance(a, SearchStrategy) else st.just(a) for a in args))
+    named = st.fixed_dictionaries({k: v if isinstance(v, SearchStrategy) else st.just(v) for k, v in kwargs.items()})
+    return st.builds(Call, positional, named, st.sampled_from(tuple(places)))
+
+
+def shapes(dims: tuple[int, int] = (1, 3), side: tuple[int, int] = (1, 9)) -> SearchStrategy[tuple[int, ...]]:
+    """Shapes of ``dims[0]`` to ``dims[1]`` dimensions, each from ``side[0]`` to ``side[1]``."""
+    return st.integers(*dims).flatmap(lambda n: st.tuples(*[st.integers(*side)] * n))
+
+
+def batch_sizes(low: int = 1, high: int = 70) -> SearchStrategy[int]:
+    """Batch sizes from ``low`` to ``high``, 1 and odd sizes included (hypothesis starts from ``low``)."""
+    return st.integers(low, high)
+
+
+def around(*values: float, dtype: torch.dtype = torch.float32) -> list[float]:
+    """Each value and the nearest representable numbers of ``dtype`` below and above it: where a check at a
+    boundary (``<`` for ``<=``) shows."""
+    found = []
+    for value in values:
+        v = torch.tensor(float(value), dtype=dtype)
+        for neighbour in (torch.nextafter(v, torch.tensor(-math.inf, dtype=dtype)), v,
+                          torch.nextafter(v, torch.tensor(math.inf, dtype=dtype))):
+            if float(neighbour) not in found:
+                found.append(float(neighbour))
+    return found
+
+
+def _layout(values: torch.Tensor, layout: str) -> torch.Tensor:
+    """``values`` (contiguous) as a view of the same shape with another layout."""
+    if layout == "transposed" and values.dim() >= 2:
+        return values.transpose(-1, -2).contiguous().transpose(-1, -2)
+    if layout == "strided" and values.dim() >= 1:
+        wide = torch.zeros(*values.shape[:-1], 2 * values.shape[-1], dtype=values.dtype)
+        wide[..., ::2] = values
+        return wide[..., ::2]
+    if layout == "offset" and values.numel() > 0:
+        flat = torch.cat([torch.zeros(3, dtype=values.dtype), values.reshape(-1)])
+        return flat[3:].view(values.shape)
+    return values
+
+
+def tensors(shape: Any = shapes(), *, dtype: torch.dtype = torch.float32, scale: Sequence[float] = (1.0,),
+            low: float | None = None, high: float | None = None, special: Sequence[float] = (),
+            layouts: Sequence[str] = ("contiguous",), requires_grad: bool = False) -> SearchStrategy[torch.Tensor]:
+    """Tensors of ``shape`` (a tuple or a strategy of tuples) and ``dtype``.
+
+    Floats are normal values times a ``scale`` (one drawn from the list); with ``low``/``high`` they are uniform in
+    that range instead (integers: ``low`` to ``high`` inclusive, default 0 to 9). ``special`` values are mixed in at
+    random places (none, some, or every element), so boundaries and exact zeros turn up. ``layouts``: contiguous
+    and the views ``transposed``, ``strided`` and ``offset``."""
+    shape = shape if isinstance(shape, SearchStrategy) else st.just(tuple(shape))
+    return st.builds(_tensor, shape, st.integers(0, 2**31 - 1), st.sampled_from(tuple(scale)),
+                     st.sampled_from((0.0, 0.25, 1.0) if special else (0.0,)), st.sampled_from(tuple(layouts)),
+                     st.just(dtype), st.just(low), st.just(high), st.just(tuple(special)), st.just(requires_grad))
+
+
+def _tensor(shape, seed, scale, density, layout, dtype, low, high, special, requires_grad) -> torch.Tensor:
+    g = torch.Generator().manual_seed(seed)
+    if dtype.is_floating_point:
+        if low is not None and high is not None:
+            values = low + (high - low) * torch.rand(shape, generator=g, dtype=torch.float64)
+        else:
+            values = scale * torch.randn(shape, generator=g, dtype=torch.float64)
+    elif dtype == torch.bool:
+        values = torch.rand(shape, generator=g) < 0.5
+    else:
+        values = torch.randint(int(0 if low is None else low), int(9 if high is None else high) + 1, shape, generator=g)
+    if special and density > 0:
+        mask = torch.rand(shape, generator=g) < density
+        picks = torch.tensor(special, dtype=torch.float64)[torch.randint(len(special), shape, generator=g)]
+        values = torch.where(mask, picks.to(values.dtype), values)
+    values = _layout(values.to(dtype), layout)
+    if requires_grad and dtype.is_floating_point:
+        values = values.detach().requires_grad_()
+    return values
+
+
+def models(inputs: int, outputs: int, *, hidden: Sequence[int] = (4, 16), dropout: Sequence[float] = (0.0, 0.5),
+           batchnorm: bool = False, modes: Sequence[str] = ("train", "eval")) -> SearchStrategy[nn.Module]:
+    """Small MLPs ``inputs -> hidden -> outputs`` (seeded), with dropout or batch norm, left in a drawn mode."""
+    return st.builds(_model, st.just(inputs), st.just(outputs), st.sampled_from(tuple(hidden)),
+                     st.sampled_from(tuple(dropout)), st.just(batchnorm), st.sampled_from(tuple(modes)),
+                     st.integers(0, 2**31 - 1))
+
+
+def _model(inputs, outputs, width, dropout, batchnorm, mode, seed) -> nn.Module:
+    state = torch.random.get_rng_state()
+    torch.manual_seed(seed)
+    try:
+        layers = [nn.Linear(inputs, width)] + ([nn.BatchNorm1d(width)] if batchnorm else []) + [nn.ReLU()]
+        layers += ([nn.Dropout(dropout)] if dropout else []) + [nn.Linear(width, outputs)]
+        model = nn.Sequential(*layers)
+    finally:
+        torch.random.set_rng_state(state)   # the caller's global random state is untouched
+    return model.train(mode == "train")
+
+
+def draw(strategy: SearchStrategy, examples: int, seed: int) -> list[Any]:
+    """``examples`` values of ``strategy``, always the same ones for the same seed (hypothesis's generation phase
+    only, no database, no deadline), in the order hypothesis makes them: the simplest first."""
+    found: list[Any] = []
+
+    @hypothesis_seed(seed)
+    @settings(max_examples=examples, database=None, deadline=None, phases=[Phase.explicit, Phase.generate],
+              suppress_health_check=list(HealthCheck), derandomize=False, print_blob=False)
+    @given(strategy)
+    def collect(value):
+        found.append(value)
+
+    collect()
+    return found[:examples]
+
+
+# --- what an input is, in words (the feedback names the smallest input on which a result differs) -----------------
+
+def _numbers(values: torch.Tensor) -> str:
+    flat = values.detach().reshape(-1)
+    if flat.numel() <= 8:
+        return "[" + ", ".join(f"{v:.4g}" if isinstance(v, float) else str(v) for v in flat.tolist()) + "]"
+    if flat.dtype.is_floating_point:
+        finite = flat[torch.isfinite(flat)]
+        span = f"from {finite.min().item():.4g} to {finite.max().item():.4g}" if finite.numel() else "none finite"
+        zeros = int((flat == 0).sum())
+        return f"values {span}" + (f", {zeros} of them exactly 0" if zeros else "")
+    return f"values from {flat.min().item()} to {flat.max().item()}"
+
+
+def describe(value: Any, depth: int = 0) -> str:
+    """A short description of an input for the feedback page: shapes, dtypes, layouts, modes, a few values."""
+    if depth > 3:
+        return "..."
+    if isinstance(value, Call):
+        parts = [describe(a, depth + 1) for a in value.args] + [f"{k}={describe(v, depth + 1)}" for k, v in value.kwargs.items()]
+        where = " (tensors and model on another device)" if value.place == "far" else ""
+        return "(" + ", ".join(parts) + ")" + where
+    if isinstance(value, torch.Tensor):
+        shape = "(" + ", ".join(map(str, value.shape)) + ("," if value.dim() == 1 else "") + ")"
+        view = "" if value.is_contiguous() and value.storage_offset() == 0 else ", a non-contiguous view"
+        grad = ", requires_grad" if value.requires_grad else ""
+        dtype = str(value.dtype).replace("torch.", "")
+        return f"a {shape} {dtype} tensor{view}{grad}, {_numbers(value)}" if value.numel() else f"an empty {shape} {dtype} tensor"
+    if isinstance(value, nn.Module):
+        kinds = [type(m).__name__ for m in value.modules() if not list(m.children())]
+        return f"a model ({' -> '.join(kinds)}) in {'train' if value.training else 'eval'}() mode"
+    if isinstance(value, (list, tuple)):
+        inner = ", ".join(describe(v, depth + 1) for v in list(value)[:6]) + (", ..." if len(value) > 6 else "")
+        return ("[" + inner + "]") if isinstance(value, list) else ("(" + inner + ("," if len(value) == 1 else "") + ")")
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{k!r}: {describe(v, depth + 1)}" for k, v in list(value.items())[:6]) + "}"
+    if isinstance(value, float):
+        return f"{value:.9g}"
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def size(value: Any) -> float:
+    """How big an input is, to pick the smallest failing one: elements first, then how large the numbers are."""
+    if isinstance(value, Call):
+        return sum(size(v) for v in (*value.args, *value.kwargs.values())) + (0.5 if value.place != "here" else 0)
+    if isinstance(value, torch.Tensor):
+        if not value.numel():
+            return 0.0
+        magnitude = value.detach().double().abs().nan_to_num(1e6, 1e6, 1e6).max().item()
+        return value.numel() + min(magnitude, 1e6) / 1e6
+    if isinstance(value, nn.Module):
+        return float(sum(p.numel() for p in value.parameters()))
+    if isinstance(value, (list, tuple)):
+        return len(value) + sum(size(v) for v in value)
+    if isinstance(value, dict):
+        return len(value) + sum(size(v) for v in value.values())
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return min(abs(float(value)), 1e6) / 1e6 if math.isfinite(value) else 1.0
+    if isinstance(value, str):
+        return len(value) / 100
+    return 0.0

@@ -6,15 +6,18 @@ import platform
 import sys
 from importlib import metadata
 
+
 import torch
 
 from . import data
+from .answers import course_answer
 
 __all__ = ["pick_device", "environment_report"]
 
 _PACKAGES = ("torch", "jupyterlab", "notebook", "nbgrader", "matplotlib", "tqdm", "ipywidgets")
 
 
+@course_answer
 def pick_device() -> torch.device:
     """The best device here: CUDA, then Apple's MPS, then the CPU."""
     if torch.cuda.is_available():

@@ -28,11 +28,11 @@ from dataclasses import dataclass, field
 from typing import Any, Sequence
 
 import torch
-from hypothesis import HealthCheck, Phase, given, seed as hypothesis_seed, settings
 from hypothesis import strategies as st
 from torch import nn
 
-__all__ = ["Call", "calls", "shapes", "batch_sizes", "tensors", "around", "models", "draw", "describe", "size", "st"]
+__all__ = ["Call", "calls", "shapes", "batch_sizes", "tensors", "around", "models", "gradient", "draw", "describe", "size",
+           "LAYOUTS", "st"]
 
 SearchStrategy = st.SearchStrategy
 LAYOUTS = ("contiguous", "transposed", "strided", "offset")
@@ -147,20 +147,53 @@ def _model(inputs, outputs, width, dropout, batchnorm, mode, seed) -> nn.Module:
     return model.train(mode == "train")
 
 
+def gradient(*positions: int):
+    """A ``derive`` for ``hidden.generated``: the result, and its gradient with respect to the arguments at
+    ``positions`` (or the error autograd raised, for a result cut off from them)."""
+    def derive(result: Any, *args: Any, **kwargs: Any) -> tuple:
+        try:
+            return result, list(torch.autograd.grad(result, [args[i] for i in positions]))
+        except Exception as error:   # an error is a result like any other: it is sent, and judged outside
+            return result, error
+    return derive
+
+
+def _course_provider():
+    """Hypothesis's own way of making choices, less the constants it collects from the source of every local module
+    that happens to be loaded: those differ between the student's run and the reference run (and a student's imports
+    could change them), and the same seed must give the same inputs in both."""
+    from hypothesis.internal.conjecture.providers import HypothesisProvider
+
+    class CourseProvider(HypothesisProvider):
+        def _maybe_draw_constant(self, *args: Any, **kwargs: Any) -> None:
+            return None
+
+    return CourseProvider
+
+
 def draw(strategy: SearchStrategy, examples: int, seed: int) -> list[Any]:
-    """``examples`` values of ``strategy``, always the same ones for the same seed (hypothesis's generation phase
-    only, no database, no deadline), in the order hypothesis makes them: the simplest first."""
-    found: list[Any] = []
+    """``examples`` values of ``strategy``: the simplest one hypothesis can make, then draws from a random generator
+    seeded with ``seed``, so the same seed always gives the same values, in any process. (Hypothesis's test engine
+    adapts what it generates to what it generated before and to the modules loaded, so it is not used here; the values
+    come from hypothesis's own choices, through its ``ConjectureData``, an internal interface: requirements.txt pins
+    hypothesis to the version this was written for, and the reference run's key includes it.)"""
+    from random import Random
 
-    @hypothesis_seed(seed)
-    @settings(max_examples=examples, database=None, deadline=None, phases=[Phase.explicit, Phase.generate],
-              suppress_health_check=list(HealthCheck), derandomize=False, print_blob=False)
-    @given(strategy)
-    def collect(value):
-        found.append(value)
+    from hypothesis.control import BuildContext
+    from hypothesis.errors import HypothesisException
+    from hypothesis.internal.conjecture.choice import ChoiceTemplate
+    from hypothesis.internal.conjecture.data import ConjectureData, StopTest
 
-    collect()
-    return found[:examples]
+    provider, rng, found = _course_provider(), Random(seed), []
+    tries = [ConjectureData.for_choices([ChoiceTemplate("simplest", count=None)], provider=provider)]
+    while len(found) < examples and len(tries) <= 20 * examples:
+        data = tries.pop() if tries else ConjectureData(random=Random(rng.getrandbits(64)), provider=provider)
+        try:
+            with BuildContext(data, wrapped_test=draw):
+                found.append(data.draw(strategy))
+        except (StopTest, HypothesisException):   # a draw the strategy rejects (a filter, too large): the next one
+            continue
+    return found
 
 
 # --- what an input is, in words (the feedback names the smallest input on which a result differs) -----------------

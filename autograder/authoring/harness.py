@@ -293,7 +293,8 @@ class _Children:
             self.poll(wait=True)
         self.started += 1
         folder = self.scratch / f"trial-{self.started}"
-        folder.mkdir()
+        # The files the notebook wrote so far, copied now, while nothing else writes them.
+        shutil.copytree(os.getcwd(), folder / "work", symlinks=True)
         tests = _cpu_tests(nb, index)
         sys.stdout.flush()
         sys.stderr.flush()
@@ -304,6 +305,9 @@ class _Children:
                 os.setpgid(0, 0)   # its own process group, so a stop takes DataLoader workers and all
                 _child(trial, tests, shell, folder)
             except BaseException:
+                import traceback
+
+                (folder / "crash.txt").write_text(traceback.format_exc(), encoding="utf-8")
                 code = 1
             finally:
                 os._exit(code)
@@ -323,7 +327,9 @@ class _Children:
                 if done:
                     self._read(run)
                     if not run.finished:
-                        stop = "crashed"
+                        crash = run.events.path.parent / "crash.txt"
+                        stop = "crashed" + (f" ({crash.read_text(encoding='utf-8').strip().splitlines()[-1][:200]})"
+                                            if crash.is_file() else "")
                 elif run.trial["first_catch"] and self._caught(run):
                     stop = "caught"
                 elif elapsed > self.limit_s:
@@ -380,8 +386,8 @@ class _Children:
 
 def _child(trial: dict, tests: list[tuple[str, float, str]], shell: _Shell, folder: Path) -> None:
     """In the forked child: the trial in place of its cell, then the test cells after it, each reported in
-    ``folder/events.jsonl`` as it starts and ends; the records go to ``folder/channel.jsonl``."""
-    shutil.copytree(os.getcwd(), folder / "work")   # its own copy of the files the notebook wrote so far
+    ``folder/events.jsonl`` as it starts and ends; the records go to ``folder/channel.jsonl``. It works in its own
+    copy of the files the notebook wrote so far (``folder/work``)."""
     os.chdir(folder / "work")
     _open_channel(folder / "channel.jsonl")
     with open(folder / "events.jsonl", "a", encoding="utf-8") as out:

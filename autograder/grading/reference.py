@@ -10,7 +10,7 @@ fails on the solution's own values, are caught here).
 
 One run per assignment and runner, cached in the grader's private cache (``$AUTOGRADER_CACHE``,
 default ``~/.cache/autograder``; never inside a box) under a key made of everything that could change
-a record: the solution notebook, coursekit's sources, the grader's composing code, PyTorch's and
+a record: the solution notebook, coursekit's sources, the grader's composing code, PyTorch's, hypothesis's and
 Python's versions and the runner. A lock per key lets parallel graders (``--jobs``, shards on one
 machine, the test suite's workers) share one run.
 """
@@ -60,11 +60,14 @@ def cache_folder() -> Path:
 
 
 def key(assignment: Assignment, runner_kind: str) -> str:
+    import hypothesis
     import torch
 
     import coursekit
 
-    digest = hashlib.sha256(f"{PROTOCOL}|{runner_kind}|{torch.__version__}|{sys.version_info[:3]}|".encode())
+    # hypothesis: the generated cases' inputs come from its choices (coursekit/strategies.py).
+    digest = hashlib.sha256(f"{PROTOCOL}|{runner_kind}|{torch.__version__}|{hypothesis.__version__}|"
+                            f"{sys.version_info[:3]}|".encode())
     digest.update(assignment.solution_file)
     for path in sorted(Path(coursekit.__file__).parent.glob("*.py")) + _KEYED_SOURCES:
         digest.update(path.name.encode() + b"\0" + path.read_bytes())

@@ -211,7 +211,7 @@ def analyse(assignment: str, grade_id: str | None = None, jobs: int = 1, progres
             cell.equivalents.append(f"{mutant.label()}: {reasons[mutant.id]}")
         else:
             cell.survivors.append(mutant.label())
-    stale = sorted(set(reasons) - {m.id for m in mutants})
+    stale = sorted(set(reasons) - {m.id for m in (mutants if grade_id is None else all_mutants(assignment))})
     return {"assignment": assignment, "seconds": round(time.monotonic() - start, 1),
             "cells": {gid: {**asdict(c), "score": round(c.score, 4)} for gid, c in cells.items()},
             "killed": sorted(killed_ids), "stale_reasons": stale}

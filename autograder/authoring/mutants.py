@@ -29,12 +29,8 @@ import tomllib
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-import libcst as cst
-from libcst.metadata import MetadataWrapper, PositionProvider
-
 from ..core import course, notebooks
 from . import harness
-from .mutation_operators import OPERATORS
 
 MUTANTS_DIR = course.ROOT / "tests" / "mutants"
 GOAL = 0.95                 # the share of non-equivalent mutants each graded cell's tests must kill
@@ -80,23 +76,35 @@ def _solution_lines(source: str) -> tuple[int, int] | None:
     return starts[0] + 1, ends[-1] - 1
 
 
-class _Nodes(cst.CSTVisitor):
-    METADATA_DEPENDENCIES = (PositionProvider,)
+def _nodes(wrapper) -> list[tuple[object, int, int]]:
+    """(node, first line, last line) of every node of a parsed cell, in the order they are written."""
+    import libcst as cst
+    from libcst.metadata import PositionProvider
 
-    def __init__(self):
-        self.found: list[tuple[cst.CSTNode, int, int]] = []
+    found = []
 
-    def on_visit(self, node: cst.CSTNode) -> bool:
-        try:
-            where = self.get_metadata(PositionProvider, node)
-        except KeyError:
+    class Nodes(cst.CSTVisitor):
+        METADATA_DEPENDENCIES = (PositionProvider,)
+
+        def on_visit(self, node: cst.CSTNode) -> bool:
+            try:
+                where = self.get_metadata(PositionProvider, node)
+            except KeyError:
+                return True
+            found.append((node, where.start.line, where.end.line))
             return True
-        self.found.append((node, where.start.line, where.end.line))
-        return True
+
+    wrapper.visit(Nodes())
+    return found
 
 
 def mutants_of(source: str, grade_id: str) -> list[Mutant]:
     """Every mutant of the solution region of one cell (the code between the solution markers), each once."""
+    import libcst as cst
+    from libcst.metadata import MetadataWrapper
+
+    from .mutation_operators import OPERATORS
+
     span = _solution_lines(source)
     if span is None:
         return []
@@ -105,11 +113,9 @@ def mutants_of(source: str, grade_id: str) -> list[Mutant]:
         wrapper = MetadataWrapper(cst.parse_module(source))
     except cst.ParserSyntaxError:
         return []
-    visitor = _Nodes()
-    wrapper.visit(visitor)
     module = wrapper.module
     seen, found, counts = {source}, [], {}
-    for node, start, end in visitor.found:
+    for node, start, end in _nodes(wrapper):
         if start < first or end > last:
             continue
         for name, (node_type, operator) in OPERATORS.items():
@@ -182,7 +188,7 @@ class CellScore:
         return 1.0 if relevant == 0 else self.killed / relevant
 
 
-def _verdict(outcome: harness.Outcome) -> bool:
+def killed(outcome: harness.Outcome) -> bool:
     """Whether a mutant is killed: grading would take points (a test cell scored lower, or the run stopped), or the
     mutated cell cannot even run (a student's answer that raises loses the points of the tests that need it)."""
     return outcome.lost_points or bool(outcome.own_error)
@@ -203,7 +209,7 @@ def analyse(assignment: str, grade_id: str | None = None, jobs: int = 1, progres
     for mutant, outcome in zip(mutants, outcomes):
         cell = cells[mutant.grade_id]
         cell.mutants += 1
-        if _verdict(outcome):
+        if killed(outcome):
             cell.killed += 1
             killed_ids.append(mutant.id)
         elif mutant.id in reasons:

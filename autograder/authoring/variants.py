@@ -125,13 +125,15 @@ def jobs() -> int:
     return max(1, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1))
 
 
-def try_variants(assignment: str) -> list[VariantResult]:
+def try_variants(assignment: str, extra: list[harness.Trial] = ()) -> tuple[list[VariantResult], list[harness.Outcome]]:
+    """Every variant of ``assignment`` judged; with ``extra`` trials (a sample of mutants, say) tried in the same run of
+    the notebook, their outcomes too."""
     declared = load_file(assignment)
     wrong, right = declared["WRONG"], declared["RIGHT"]
     planned = trials(wrong, right)
-    if not planned:
-        return []
-    outcomes = harness.run(assignment, planned, leave_out=declared["LEAVE_OUT"], jobs=jobs())
+    if not planned and not extra:
+        return [], []
+    outcomes = harness.run(assignment, planned + list(extra), leave_out=declared["LEAVE_OUT"], jobs=jobs())
     results = []
     for trial, outcome in zip(planned, outcomes):
         cell, kind, mistake, number = trial.key.split("|")
@@ -144,11 +146,11 @@ def try_variants(assignment: str) -> list[VariantResult]:
             failing.append(f"(the run {outcome.stopped})")
             messages.append(f"the run {outcome.stopped} after {outcome.seconds:.0f} s")
         results.append(VariantResult(cell, kind, int(number), mistake, failing, messages))
-    return results
+    return results, outcomes[len(planned):]
 
 
 def report(assignment: str) -> int:
-    results = try_variants(assignment)
+    results, _ = try_variants(assignment)
     if not results:
         print(f"{assignment}: no variants in {VARIANTS_DIR.relative_to(course.ROOT)}/{assignment}.py")
         return 0

@@ -22,13 +22,13 @@ PACKAGE = course.ROOT / "autograder"
 ROOMS = ["core", "grading", "scale", "classroom", "authoring"]          # bottom first
 TOP = {"cli", "__main__", "__init__"}
 EXPECTED = {
-    "core": {"settings", "course", "notebooks", "regions", "processes", "inert"},
+    "core": {"settings", "course", "notebooks", "regions", "processes", "inert", "student_files", "csv_safe"},
     "grading": {"assignment", "intake", "compose", "job", "sandbox", "kernel_guard", "execute", "runner", "reference", "rules",
                 "verdicts", "integrity", "scoring", "feedback", "results", "submission"},
     "scale": {"grade", "timings", "progress", "shards", "shard_results", "merge", "cluster", "estimate", "slurm",
               "kubernetes"},
-    "classroom": {"nbgrader_course", "gradebook", "formgrader_copy", "nbgrader_autograde", "nbgrader_collect", "similarity",
-                  "fingerprints", "similarity_report"},
+    "classroom": {"nbgrader_course", "gradebook", "formgrader_copy", "nbgrader_autograde", "nbgrader_collect",
+                  "nbgrader_export", "similarity", "fingerprints", "similarity_report"},
     "authoring": {"nbgrader_run", "nbval_tags", "release", "check", "variants", "promises", "show", "options"},
 }
 

@@ -101,8 +101,12 @@ def test_check_explains_missing_and_broken_notebooks(tmp_path):
         check(tmp_path / "nope.ipynb")
     broken = tmp_path / "broken.ipynb"
     broken.write_text("{ this is not json", encoding="utf-8")
-    with pytest.raises(SystemExit, match="not a valid notebook"):
+    with pytest.raises(SystemExit, match="not a readable notebook: it is not valid JSON"):
         check(broken)
+    deep = tmp_path / "deep.ipynb"
+    deep.write_bytes(b"[" * 100_000 + b"]" * 100_000)
+    with pytest.raises(SystemExit, match="nested more than 64 levels deep"):
+        check(deep)
 
 
 def test_every_execution_path_waits_for_late_outputs():

@@ -17,10 +17,11 @@ _.create_student, _.collect, _.owns_km, _.timeout_func, _.interrupt_mode
 # Methods and classes that Jupyter's libraries call or load by an import path written in the settings:
 # jupyter_client's KernelManager.format_kernel_cmd (called with extra_arguments= by keyword), nbconvert's
 # Preprocessor.preprocess_cell and its markdown renderer's _embed_image_or_attachment, the feedback steps of
-# settings.FEEDBACK_STEPS, nbgrader's Autograde hooks and ExchangeCollect._path_to_record (settings.configure), and
-# the column of nbgrader's Comment row that Formgrader shows.
+# settings.FEEDBACK_STEPS, nbgrader's Autograde hooks, ExchangeCollect's init_src, _path_to_record and copy_files and
+# ExportApp's plugin and its export (settings.configure), and the column of nbgrader's Comment row that Formgrader shows.
 _.format_kernel_cmd, _.extra_arguments, _.preprocess_cell, _._embed_image_or_attachment, _.TruncateOutputs
 _.prepare, _.CourseGrader, _.CollectStudentIds, _._path_to_record, _.auto_comment
+_.init_src, _.copy_files, _.SafeCsvExport, _.export
 
 # Jupyter server and tornado: the extension's entry points, the contents manager's pre-save hook (by import path),
 # a handler's post, an OutputTransform's transform_first_chunk; html.parser's callbacks.

@@ -7,7 +7,6 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-import nbformat
 from nbclient.exceptions import CellTimeoutError, DeadKernelError
 
 from coursekit.checks import GPU_SKIPPED
@@ -54,7 +53,7 @@ def explain(nb, index: int, message: str | None) -> str | None:
 
 
 def run_checks(path: Path, cell_timeout: int = settings.CELL_TIMEOUT_S) -> tuple[list[CheckRow], float]:
-    nb = notebooks.read(path)
+    nb = notebooks.read_bounded(path)
     client = notebooks.client(nb, path.parent, timeout=cell_timeout)
     start = time.monotonic()
     try:
@@ -95,9 +94,8 @@ def check(path: Path) -> int:
         raise SystemExit(f"{path} does not exist: give the path of a lesson notebook, e.g. lessons/01_tensors/01_tensors.ipynb")
     try:
         rows, seconds = run_checks(path)
-    except nbformat.reader.NotJSONError:
-        raise SystemExit(f"{path} is not a valid notebook (not JSON). Restore it from your last checkpoint "
-                         "(File > Revert Notebook to Checkpoint) or re-download the lesson.")
+    except notebooks.NotReadable as error:
+        raise SystemExit(f"{path} is not a readable notebook: {error.reason}") from None
     if not rows:
         print(f"{path.name} has no graded cells.")
         return 0

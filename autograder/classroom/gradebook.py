@@ -24,7 +24,6 @@ from __future__ import annotations
 import copy
 import os
 import shutil
-import stat
 import warnings
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -32,7 +31,7 @@ from pathlib import Path
 
 import nbformat
 
-from ..core import notebooks
+from ..core import notebooks, student_files
 from ..core.settings import NEEDS_GPU, NEEDS_MANUAL, NOT_A_STUDENT, NOT_RECORDED, NOT_SUBMITTED
 from ..grading import assignment, intake
 from ..grading.assignment import Assignment
@@ -74,16 +73,12 @@ class Recorded:
 
 
 def _small_text(path: Path) -> str | None:
-    """The text of a small regular file (never through a link), or None."""
+    """The text of a small regular file in a submission's folder (core/student_files.py: never through a link), or
+    None."""
     try:
-        info = path.lstat()
-    except FileNotFoundError:
+        return student_files.read_in_submission(path.parent, path.name, _SMALL).decode("utf-8", "replace")
+    except (OSError, student_files.Refused):
         return None
-    if not stat.S_ISREG(info.st_mode) or info.st_size > _SMALL:
-        return None
-    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
-    with os.fdopen(fd, "rb") as f:
-        return f.read(_SMALL).decode("utf-8", "replace")
 
 
 def register_assignment(nbc: NbgraderCourse, task: Assignment) -> None:
@@ -190,6 +185,18 @@ def _place_feedback(nbc: NbgraderCourse, result: SubmissionResult, folder: Path,
     done.feedback += 1
 
 
+def replace_timestamp(folder: Path, stamp: str) -> str | None:
+    """Write ``stamp`` as the folder's ``timestamp.txt``; what stood there (a file that is not a time) is kept beside
+    it as ``timestamp.txt.not-a-time`` (or ``...-a-time1``, ...), never lost: return that name, or None."""
+    kept = None
+    if os.path.lexists(folder / TIMESTAMP):
+        kept = next(f"{TIMESTAMP}.not-a-time{n or ''}" for n in range(1000)
+                    if not os.path.lexists(folder / f"{TIMESTAMP}.not-a-time{n or ''}"))
+        os.rename(folder / TIMESTAMP, folder / kept)
+    (folder / TIMESTAMP).write_text(stamp, encoding="utf-8")
+    return kept
+
+
 def readable_timestamp(nbc: NbgraderCourse, folder: Path, student: str,
                        assignment: str) -> tuple[str | None, datetime | None, str | None]:
     """The submission's ``timestamp.txt`` as text and as a time, and a note when it had to be repaired; (None, None,
@@ -203,10 +210,7 @@ def readable_timestamp(nbc: NbgraderCourse, folder: Path, student: str,
     written = datetime.fromtimestamp((folder / TIMESTAMP).lstat().st_mtime, timezone.utc).replace(tzinfo=None)
     stamp = written.strftime(TIME_FORMAT)
     if folder.resolve() == nbc.folder(nbc.submitted, student, assignment).resolve():
-        kept = next(folder / f"{TIMESTAMP}.not-a-time{n or ''}" for n in range(1000)
-                    if not os.path.lexists(folder / f"{TIMESTAMP}.not-a-time{n or ''}"))
-        os.rename(folder / TIMESTAMP, kept)
-        (folder / TIMESTAMP).write_text(stamp, encoding="utf-8")
+        replace_timestamp(folder, stamp)
     return stamp, written, (f"{intake.shown(student)}/{assignment}: {problem}; recorded as submitted at {stamp} "
                             "(when the file was written)")
 

@@ -16,7 +16,6 @@ how many tokens match, and how many answers of the class are as close.
 
 from __future__ import annotations
 
-import csv
 import re
 import sys
 from dataclasses import dataclass, field
@@ -25,10 +24,9 @@ from typing import Callable
 
 import numpy as np
 
-from ..core import notebooks
+from ..core import csv_safe, notebooks
 from ..grading import intake
 from ..grading.assignment import Assignment, load
-from ..grading.results import safe_field
 from . import fingerprints as fps
 
 MAX_ANSWER_CHARS = 100_000  # a cell longer than any honest answer is compared on its first 100,000 characters
@@ -137,7 +135,10 @@ def read_class(submitted: Path, assignment: str, students: list[str],
         if problem:
             skipped.append(Skipped(student, problem))
             continue
-        nb = intake.read_submission(submitted / student / assignment, task)
+        try:
+            nb = intake.read_submission(submitted / student / assignment, task)
+        except Exception as error:  # noqa: BLE001 - one student's files never stop the comparison of the class
+            nb = intake.Refusal("", f"it could not be read ({type(error).__name__})")
         if isinstance(nb, intake.Refusal):
             skipped.append(Skipped(student, nb.reason))
             continue
@@ -296,11 +297,7 @@ class Comparison:
 
 
 def write_csv(path: Path, pairs: list[Pair], unit: str) -> None:
-    with open(path, "w", newline="", encoding="utf-8") as f:
-        out = csv.writer(f)
-        out.writerow(CSV_COLUMNS)
-        for p in pairs:
-            out.writerow([safe_field(p.a), safe_field(p.b), f"{p.score:.3f}", safe_field(p.why(unit))])
+    csv_safe.write(path, CSV_COLUMNS, ([p.a, p.b, round(p.score, 3), p.why(unit)] for p in pairs))
 
 
 @dataclass

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import codecs
 import hashlib
+import json
 import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterator
@@ -19,6 +21,127 @@ _VALID_ID = re.compile(r"^[a-zA-Z0-9-_]{1,64}$")  # what nbformat 4.5 allows for
 
 def read(path: str | Path) -> NotebookNode:
     return nbformat.read(str(path), as_version=4)
+
+
+# --- a notebook nobody vouches for (a student's): bounded in depth, size and encoding ---------------------------
+
+# A notebook's own structure is six levels deep (notebook, cells, cell, outputs, output, data); metadata and widget
+# state add a few more. Past this, the JSON is no notebook, and readers that recurse (the JSON parser, nbformat's
+# validator, copy) would run out of stack on it.
+MAX_JSON_DEPTH = 64
+# Lists and objects in one file (counted as brackets, those inside strings too: an upper bound found before
+# parsing): each costs the parser memory, and 64 MB of "[]" would be two gigabytes of them.
+MAX_CONTAINERS = 2_000_000
+_BOMS = ((codecs.BOM_UTF32_LE, "utf-32"), (codecs.BOM_UTF32_BE, "utf-32"), (codecs.BOM_UTF8, "utf-8-sig"),
+         (codecs.BOM_UTF16_LE, "utf-16"), (codecs.BOM_UTF16_BE, "utf-16"))
+_SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
+_SURROGATE = re.compile("[\ud800-\udfff]")
+SAVE_AGAIN = "open it in JupyterLab, save it (File > Save Notebook) and hand it in again"
+
+
+class NotReadable(ValueError):
+    """Why a file is not a readable notebook, in words that end with what to do."""
+
+    def __init__(self, reason: str):
+        super().__init__(reason)
+        self.reason = reason
+
+
+def _text_of(raw: bytes) -> str:
+    encoding = next((name for bom, name in _BOMS if raw.startswith(bom)), "utf-8")
+    try:
+        return raw.decode(encoding)
+    except UnicodeDecodeError as error:
+        raise NotReadable(f"it is not UTF-8 text (byte {error.start}): another editor may have saved it in another "
+                          f"encoding; {SAVE_AGAIN}") from None
+
+
+def _bounded(data: object, repair_text: bool) -> int:
+    """Check that ``data`` (parsed JSON) is no deeper than MAX_JSON_DEPTH, without recursing; with ``repair_text``,
+    replace each lone surrogate in its strings and keys (text no file can hold) with U+FFFD. Returns how many
+    strings were repaired."""
+    repaired, stack = 0, [(data, 1)]
+
+    def fix(value):
+        nonlocal repaired
+        if isinstance(value, str) and repair_text and _SURROGATE.search(value):
+            repaired += 1
+            return _SURROGATE.sub("\ufffd", value)
+        return value
+
+    while stack:
+        node, depth = stack.pop()
+        if depth > MAX_JSON_DEPTH:
+            raise NotReadable(f"its JSON is nested more than {MAX_JSON_DEPTH} levels deep, which no notebook is; "
+                              f"{SAVE_AGAIN}")
+        if isinstance(node, dict):
+            if repair_text:
+                items = [(fix(k), fix(v)) for k, v in node.items()]
+                node.clear()
+                node.update(items)
+            stack.extend((v, depth + 1) for v in node.values() if isinstance(v, (dict, list)))
+        elif isinstance(node, list):
+            if repair_text:
+                node[:] = [fix(v) for v in node]
+            stack.extend((v, depth + 1) for v in node if isinstance(v, (dict, list)))
+    return repaired
+
+
+def _upgraded(data: dict) -> tuple[dict, list[str]]:
+    """A notebook of an older format as nbformat 4 (nbformat converts it), with a note; one of a format this
+    grader cannot read is named as such."""
+    major = data.get("nbformat", 4 if isinstance(data.get("cells"), list) else None)
+    if major == 4 and not isinstance(major, bool):
+        return data, []
+    if isinstance(major, int) and not isinstance(major, bool) and 1 <= major < 4:
+        try:
+            nb = nbformat.convert(nbformat.reader.reads(json.dumps(data)), 4)
+        except Exception:  # noqa: BLE001 - whatever the converter meets in a hostile file, the answer is the same
+            raise NotReadable(f"it is in nbformat {major} (an older Jupyter's format) and could not be upgraded: "
+                              f"JupyterLab upgrades it when it opens it; {SAVE_AGAIN}") from None
+        return json.loads(json.dumps(nb)), [f"upgraded from nbformat {major} (an older Jupyter's format) to nbformat 4"]
+    if isinstance(major, int) and not isinstance(major, bool) and major > 4:
+        raise NotReadable(f"it is in nbformat {major}, newer than this grader reads; save it as nbformat 4 "
+                          "(JupyterLab's own format) and hand it in again")
+    raise NotReadable("it has no notebook format version (nbformat) a notebook has; " + SAVE_AGAIN)
+
+
+def from_bytes(raw: bytes) -> tuple[dict, list[str]]:
+    """The JSON of a notebook file that nobody vouches for, as nbformat 4, and what was repaired on the way (for the
+    flags column); raises NotReadable with a reason that fits. Bounded: nesting (MAX_JSON_DEPTH), lists and objects
+    (MAX_CONTAINERS); the caller bounds the bytes. A byte-order mark is read past; lone surrogates become U+FFFD;
+    an older format is upgraded. What the JSON holds is not checked here (grading/intake.py's well_formed)."""
+    containers = raw.count(b"[") + raw.count(b"{")
+    if containers > MAX_CONTAINERS:
+        raise NotReadable(f"it holds more than {MAX_CONTAINERS:,} lists and objects; clear its outputs (Edit > Clear "
+                          "Outputs of All Cells), save it and hand it in again")
+    text = _text_of(raw)
+    try:
+        data = json.loads(text)
+    except RecursionError:   # the parser's own bound, far below a hostile file's depth
+        raise NotReadable(f"its JSON is nested more than {MAX_JSON_DEPTH} levels deep, which no notebook is; "
+                          f"{SAVE_AGAIN}") from None
+    except json.JSONDecodeError as error:
+        raise NotReadable(f"it is not valid JSON (line {error.lineno}): it was cut short or edited outside "
+                          "JupyterLab; restore your last good version (File > Revert Notebook to Checkpoint, or "
+                          "your own copy) and hand it in again") from None
+    if not isinstance(data, dict):
+        raise NotReadable("it is JSON but not a notebook (no list of cells)")
+    repaired = _bounded(data, repair_text=bool(_SURROGATE_ESCAPE.search(raw)))
+    notes = [f"{repaired} text(s) holding lone surrogates (characters no file can store) repaired with U+FFFD"] if repaired else []
+    data, upgraded = _upgraded(data)
+    return data, notes + upgraded
+
+
+def read_bounded(path: str | Path, max_bytes: int = 64 * 2**20) -> NotebookNode:
+    """A notebook file someone hands to a tool of the course (``check``), read as ``from_bytes`` reads it: raises
+    NotReadable with a reason that fits, never a parser's traceback."""
+    size = Path(path).stat().st_size
+    if size > max_bytes:
+        raise NotReadable(f"it is {size / 2**20:.0f} MB, over the {max_bytes / 2**20:.0f} MB a notebook may have; clear "
+                          "its outputs (Edit > Clear Outputs of All Cells), save it and try again")
+    data, _ = from_bytes(Path(path).read_bytes())
+    return nbformat.from_dict(data)
 
 
 def dumps(nb: NotebookNode) -> str:

@@ -96,8 +96,11 @@ def configure(c, *, source: str, release: str, cell_timeout: int = CELL_TIMEOUT_
     c.Autograde.sanitize_preprocessors = ["autograder.classroom.nbgrader_autograde.CourseGrader"]
     c.Autograde.autograde_preprocessors = []
     c.Autograde.create_student = False    # prepare() adds the students whose ids a person could have
-    # Collect only what a person could have named (classroom/nbgrader_collect.py).
+    # Collect only what a person could have named, and only regular files and folders (classroom/nbgrader_collect.py).
     c.ExchangeFactory.collect = "autograder.classroom.nbgrader_collect.CollectStudentIds"
+    # `nbgrader export` writes its CSV by the course's rules: roster names as quoted text that never starts a formula
+    # (classroom/nbgrader_export.py, with core/csv_safe.py).
+    c.ExportApp.plugin_class = "autograder.classroom.nbgrader_export.SafeCsvExport"
     # Feedback must never show hidden tests (nbgrader's default shows them in source and tracebacks).
     c.GenerateFeedback.preprocessors = [
         "nbgrader.preprocessors.GetGrades", *FEEDBACK_STEPS, "nbconvert.preprocessors.CSSHTMLHeaderPreprocessor"]

@@ -1,12 +1,16 @@
 """Taking submissions in: which students and assignments there are, and reading a notebook safely.
 
 The rules: every student folder gets a row, whatever its name (names reach nothing but paths and
-CSV fields); a notebook must be a regular file inside its folder (a symbolic link is refused, and the
-reason never quotes what the link points to); reading a notebook never follows a link.
+CSV fields); a notebook must be a regular file inside a real folder (a symbolic link, a pipe, a socket or a device
+is refused by what it is, and the reason never quotes what a link points to), read as data through
+core/student_files.py (never through a link, its size bounded before reading) and decoded by
+core/notebooks.py's ``from_bytes`` (bounded in depth and count, any byte-order mark read past, lone surrogates
+repaired, an older format upgraded); then made well formed here before anything else reads it.
 """
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import re
@@ -18,11 +22,15 @@ from pathlib import Path
 
 import nbformat
 
-from ..core import course
+from ..core import course, notebooks, student_files
 from .assignment import Assignment
 from ..core.settings import INVALID, MISSING, NOT_SUBMITTED
 
 MAX_NOTEBOOK_MB = 64  # a lesson with every output is well under 5 MB
+# A lesson has about a hundred cells and as many outputs; each costs a schema check (about a millisecond) in
+# well_formed, so a class's slowest intake stays in seconds.
+MAX_CELLS = 5_000
+MAX_OUTPUTS = 5_000
 TIMESTAMP = "timestamp.txt"   # nbgrader's submit and collect leave it beside the notebook
 # The forms of a time nbgrader writes (its own "%Y-%m-%d %H:%M:%S.%f %Z", and ISO 8601): anything else is not a time,
 # however willing a lenient parser would be to read one into it.
@@ -63,15 +71,17 @@ class Refusal:
 
 def discover(submissions: Path, names: list[str] | None,
              wanted: list[str] | None = None) -> tuple[list[str], list[str]]:
-    """(students, assignments) found under ``submissions``: every folder is a student, hidden ones included
-    (``wanted`` picks some of them; a name that has no folder is an error that says so).
+    """(students, assignments) found under ``submissions``: every folder is a student, hidden ones included, and so is
+    every other entry that is not a plain file (a link or a pipe gets a row saying what it is); ``wanted`` picks
+    some of them (a name that has no folder is an error that says so).
 
     nbgrader's ``collect`` lays ``submitted/`` out the same way (with the latest submission of each student and
     its ``timestamp.txt``), so the instructor's ``submitted/`` folder is graded as it is."""
     if not submissions.is_dir():
         raise SystemExit(f"{submissions} is not a folder; expected SUBMISSIONS/<student>/<assignment>/<assignment>.ipynb")
-    students = sorted(entry.name for entry in os.scandir(submissions)
-                      if entry.is_dir(follow_symlinks=False) or entry.is_symlink())
+    # a link, a pipe or a socket where a folder should be is a row too (refused, with what it is); plain files
+    # (a roster, a README) are no students
+    students = sorted(entry.name for entry in os.scandir(submissions) if not entry.is_file(follow_symlinks=False))
     if wanted:
         unknown = sorted(set(wanted) - set(students))
         if unknown:
@@ -84,58 +94,77 @@ def discover(submissions: Path, names: list[str] | None,
     return students, present
 
 
-def _lstat(path: Path) -> os.stat_result | None:
+def _raw_notebook(folder: Path, assignment: str) -> bytes | Refusal:
+    """The notebook file's bytes, read as data (core/student_files.py: a regular file in a real folder, never through
+    a link, bounded before reading), or why not."""
+    name = f"{assignment}.ipynb"
+    where = f"{shown(folder.parent.name)}/{folder.name}"
     try:
-        return path.lstat()
+        fd = student_files.open_submission(folder)
     except FileNotFoundError:
-        return None
+        return Refusal(NOT_SUBMITTED, f"no folder {where}")
+    except NotADirectoryError:
+        return Refusal(INVALID, f"{where} is not a folder: hand in the folder itself")
+    except student_files.Refused as refused:
+        return Refusal(INVALID, f"{where} is {refused.reason}: hand in the folder itself")
+    try:
+        return student_files.read_file(name, MAX_NOTEBOOK_MB * 2**20, dir_fd=fd)
+    except FileNotFoundError:
+        with os.scandir(fd) as entries:   # the first thousand are plenty to name ten (a folder may hold millions)
+            found = sorted(itertools.islice((e.name for e in entries if e.name.endswith(".ipynb")), 1000))
+        return Refusal(MISSING, f"no {name} in the submission"
+                       + (f" (found: {', '.join(shown(n) for n in found[:10])})" if found else ""))
+    except student_files.Refused as refused:
+        if "over the limit" in refused.reason:
+            return Refusal(INVALID, f"{name} is {refused.reason}: clear the outputs (Edit > Clear Outputs of All "
+                                    "Cells) and hand it in again")
+        return Refusal(INVALID, f"{name} is {refused.reason}, not a notebook: hand in the notebook file itself")
+    finally:
+        os.close(fd)
 
 
 def read_submission(folder: Path, task: Assignment, repairs: list[str] | None = None) -> nbformat.NotebookNode | Refusal:
     """The student's notebook for ``task``, well formed (``well_formed``; what was repaired is added to ``repairs``),
-    or why it cannot be graded."""
+    or why it cannot be graded. Every reader of a student's notebook (grade, the gradebook, similarity) reads it here:
+    a regular file, bounded in size (MAX_NOTEBOOK_MB), depth and encoding (``notebooks.from_bytes``)."""
     assignment = task.name
-    if folder.is_symlink() or folder.parent.is_symlink():
-        return Refusal(INVALID, f"{folder.parent.name}/{folder.name} is a symbolic link, not a folder: "
-                                "hand in the folder itself")
-    if not folder.is_dir():
-        return Refusal(NOT_SUBMITTED, f"no folder {folder.parent.name}/{folder.name}")
-    path = folder / f"{assignment}.ipynb"
-    info = _lstat(path)
-    if info is None:
-        found = sorted(p.name for p in folder.glob("*.ipynb"))
-        return Refusal(MISSING, f"no {assignment}.ipynb in the submission"
-                       + (f" (found: {', '.join(shown(name) for name in found[:10])})" if found else ""))
-    if stat.S_ISLNK(info.st_mode):
-        return Refusal(INVALID, f"{assignment}.ipynb is a symbolic link, not a notebook: hand in the notebook file itself")
-    if not stat.S_ISREG(info.st_mode):
-        return Refusal(INVALID, f"{assignment}.ipynb is not a regular file")
-    if info.st_size > MAX_NOTEBOOK_MB * 2**20:
-        return Refusal(INVALID, f"{assignment}.ipynb is {info.st_size / 2**20:.0f} MB, over the {MAX_NOTEBOOK_MB} MB limit: "
-                                "clear the outputs (Edit > Clear Outputs of All Cells) and hand it in again")
-    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
-    with os.fdopen(fd, "rb") as f:
-        raw = f.read()
     try:
-        data = json.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as error:
-        where = f" (line {error.lineno})" if isinstance(error, json.JSONDecodeError) else ""
-        return Refusal(INVALID, f"{assignment}.ipynb could not be read as a notebook: it is not valid JSON{where}. "
-                                "Re-download it from JupyterLab (File > Download)")
-    if not isinstance(data, dict) or not isinstance(data.get("cells"), list) or \
-            not all(isinstance(c, dict) and "cell_type" in c for c in data["cells"]):
+        parent = folder.parent.lstat()
+    except FileNotFoundError:
+        return Refusal(NOT_SUBMITTED, f"no folder {shown(folder.parent.name)}")
+    if not stat.S_ISDIR(parent.st_mode):
+        return Refusal(INVALID, f"{shown(folder.parent.name)} is {student_files.kind(parent.st_mode)}, not a folder: "
+                                "hand in the folder itself")
+    raw = _raw_notebook(folder, assignment)
+    if isinstance(raw, Refusal):
+        return raw
+    try:
+        data, notes = notebooks.from_bytes(raw)
+    except notebooks.NotReadable as error:
+        return Refusal(INVALID, f"{assignment}.ipynb is not a readable notebook: {error.reason}")
+    if not isinstance(data.get("cells"), list) or not all(isinstance(c, dict) and "cell_type" in c for c in data["cells"]):
         return Refusal(INVALID, f"{assignment}.ipynb is JSON but not a notebook (no list of cells)")
+    if len(data["cells"]) > MAX_CELLS:
+        return Refusal(INVALID, f"{assignment}.ipynb is not a readable notebook: it has {len(data['cells'])} cells, more "
+                                f"than {MAX_CELLS} (a lesson has about a hundred); hand in the lesson's notebook")
+    outputs = sum(len(c["outputs"]) for c in data["cells"] if isinstance(c.get("outputs"), list))
+    if outputs > MAX_OUTPUTS:   # grading runs the notebook afresh: the outputs it was handed in with grade nothing
+        for cell in data["cells"]:
+            if "outputs" in cell:
+                cell["outputs"] = []
+        notes.append(f"its {outputs} stored outputs were removed unread (more than {MAX_OUTPUTS}; grading runs the "
+                     "notebook afresh and never uses them)")
     retyped = _retype(data)
     try:   # parsed and upgraded, not validated: well_formed() repairs what it can and says what it did
         nb = nbformat.convert(nbformat.reader.reads(json.dumps(data)), 4)
     except Exception as error:  # JSON, but not a notebook nbformat can read
-        return Refusal(INVALID, f"{assignment}.ipynb could not be read as a notebook ({type(error).__name__}): open it "
-                                "in JupyterLab, save it and hand it in again")
+        return Refusal(INVALID, f"{assignment}.ipynb could not be read as a notebook ({type(error).__name__}): "
+                                f"{notebooks.SAVE_AGAIN}")
     found = well_formed(nb, assignment, frozenset(task.released))
     if isinstance(found, Refusal):
         return found
     if repairs is not None:
-        repairs.extend(([f"metadata or attachments of the wrong type removed from {retyped} place(s)"] if retyped else [])
+        repairs.extend(notes + ([f"metadata or attachments of the wrong type removed from {retyped} place(s)"] if retyped else [])
                        + found)
     return nb
 
@@ -262,15 +291,18 @@ def read_timestamp(folder: Path) -> tuple[datetime | None, str | None]:
     """When the student submitted, from the folder's ``timestamp.txt`` (nbgrader's submit and collect write it), read
     strictly: (the time, None); (None, None) without the file; (None, the problem) when it is not a time. Only the
     forms nbgrader writes are times (``2027-01-15 23:59:00.123456 UTC``, ISO 8601 with an offset or none)."""
-    path = folder / TIMESTAMP
-    info = _lstat(path)
-    if info is None:
+    try:
+        fd = student_files.open_submission(folder)
+    except (OSError, student_files.Refused):
+        return None, None   # no folder to find it in: reading the notebook says why
+    try:
+        text = student_files.read_file(TIMESTAMP, 256, dir_fd=fd).decode("utf-8", "replace").strip()
+    except FileNotFoundError:
         return None, None
-    if not stat.S_ISREG(info.st_mode) or info.st_size > 256:
+    except student_files.Refused:
         return None, f"{TIMESTAMP} is not a small regular file"
-    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
-    with os.fdopen(fd, "rb") as f:
-        text = f.read(256).decode("utf-8", "replace").strip()
+    finally:
+        os.close(fd)
     if not _TIME.fullmatch(text):
         return None, f"{TIMESTAMP} is not a time"
     from nbgrader.utils import parse_utc
@@ -291,11 +323,9 @@ def box_files(folder: Path, assignment: str, nb: nbformat.NotebookNode) -> tuple
     files = {f"{assignment}.ipynb": nbformat.writes(nb).encode("utf-8")}
     notes = []
     for name in course.submission_files(assignment):
-        info = _lstat(folder / name)
-        if info is None or not stat.S_ISREG(info.st_mode) or info.st_size > MAX_NOTEBOOK_MB * 2**20:
-            notes.append(f"{name} (declared by the assignment) is missing, not a regular file, or too large: not given to the box")
-            continue
-        fd = os.open(folder / name, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
-        with os.fdopen(fd, "rb") as f:
-            files[name] = f.read()
+        try:
+            files[name] = student_files.read_in_submission(folder, name, MAX_NOTEBOOK_MB * 2**20)
+        except (FileNotFoundError, student_files.Refused) as error:
+            why = getattr(error, "reason", "missing")
+            notes.append(f"{name} (declared by the assignment) is {why}: not given to the box")
     return files, notes

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import csv
 import statistics
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..core import csv_safe
 from ..core.settings import GRADED, NEEDS_GPU, NEEDS_MANUAL, NOT_A_STUDENT, NOT_SCORED_HERE, NOT_SUBMITTED
 from .intake import shown
 
@@ -15,8 +15,6 @@ GRADES_COLUMNS = ["student", "assignment", "score", "max_score", "gpu_points_not
                   "sandbox", "seconds"]
 CELLS_COLUMNS = ["student", "assignment", "cell", "score", "max_score", "status"]
 TIMING_COLUMNS = ("seconds",)
-# A spreadsheet runs a cell that starts with one of these as a formula (CSV injection).
-_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 
 
 @dataclass
@@ -57,63 +55,35 @@ class SubmissionResult:
         return sum(c.max_score for c in self.cells if c.status == NEEDS_MANUAL)
 
 
-def safe_field(value: object) -> str:
-    """A CSV field a spreadsheet shows as text: one that would start a formula gets a leading quote."""
-    text = str(value)
-    return "'" + text if text.startswith(_FORMULA_START) else text
+def grades_row(r: SubmissionResult) -> list[object]:
+    return [r.student, r.assignment, r.score, r.max_score, r.gpu_points, r.manual_points, r.status, r.reason,
+            " | ".join(r.flags), r.sandbox, round(r.seconds, 1)]
 
 
-def _number(value: float) -> str:
-    return f"{value:g}"
-
-
-def grades_row(r: SubmissionResult) -> list[str]:
-    return [safe_field(r.student), safe_field(r.assignment), _number(r.score), _number(r.max_score),
-            _number(r.gpu_points), _number(r.manual_points), r.status, safe_field(r.reason), safe_field(" | ".join(r.flags)),
-            safe_field(r.sandbox), f"{r.seconds:.1f}"]
-
-
-def cells_rows(r: SubmissionResult) -> list[list[str]]:
-    return [[safe_field(r.student), safe_field(r.assignment), safe_field(c.cell), _number(c.score),
-             _number(c.max_score), c.status] for c in r.cells]
+def cells_rows(r: SubmissionResult) -> list[list[object]]:
+    return [[r.student, r.assignment, c.cell, c.score, c.max_score, c.status] for c in r.cells]
 
 
 def write_csvs(results: list[SubmissionResult], out: Path) -> None:
-    out.mkdir(parents=True, exist_ok=True)
-    with open(out / "grades.csv", "w", newline="", encoding="utf-8") as f:
-        writer = csv.writer(f)
-        writer.writerow(GRADES_COLUMNS)
-        writer.writerows(grades_row(r) for r in results)
-    with open(out / "cells.csv", "w", newline="", encoding="utf-8") as f:
-        writer = csv.writer(f)
-        writer.writerow(CELLS_COLUMNS)
-        for r in results:
-            writer.writerows(cells_rows(r))
-
-
-def _unquote(text: str) -> str:
-    """A field as it was before ``safe_field``."""
-    return text[1:] if text.startswith("'") and text[1:].startswith(_FORMULA_START) else text
+    """grades.csv and cells.csv (csv_safe.py: ids as quoted text, never a formula)."""
+    csv_safe.write(out / "grades.csv", GRADES_COLUMNS, (grades_row(r) for r in results))
+    csv_safe.write(out / "cells.csv", CELLS_COLUMNS, (row for r in results for row in cells_rows(r)))
 
 
 def read_csvs(out: Path) -> list[SubmissionResult]:
     """The results a grading (or a merge) wrote to ``out``, read back from grades.csv and cells.csv."""
     try:
-        with open(out / "grades.csv", newline="", encoding="utf-8") as f:
-            rows = list(csv.DictReader(f))
-        with open(out / "cells.csv", newline="", encoding="utf-8") as f:
-            cell_rows = list(csv.DictReader(f))
+        rows, cell_rows = csv_safe.read(out / "grades.csv"), csv_safe.read(out / "cells.csv")
     except FileNotFoundError as missing:
         raise SystemExit(f"{missing.filename} is missing: give the --out folder of a finished grade or merge") from None
     results = {}
     for row in rows:
-        result = SubmissionResult(_unquote(row["student"]), _unquote(row["assignment"]), row["status"],
-                                  _unquote(row["reason"]), float(row["seconds"] or 0),
-                                  flags=[f for f in _unquote(row["flags"]).split(" | ") if f], sandbox=_unquote(row["sandbox"]))
+        result = SubmissionResult(row["student"], row["assignment"], row["status"], row["reason"], float(row["seconds"] or 0),
+                                  flags=[f for f in row["flags"].split(" | ") if f], sandbox=row["sandbox"])
         results[result.student, result.assignment] = result
     for row in cell_rows:
-        key = (_unquote(row["student"]), _unquote(row["assignment"]))
-        results[key].cells.append(CellResult(_unquote(row["cell"]), float(row["score"]), float(row["max_score"]), row["status"]))
+        results[row["student"], row["assignment"]].cells.append(
+            CellResult(row["cell"], float(row["score"]), float(row["max_score"]), row["status"]))
     return list(results.values())
 
 

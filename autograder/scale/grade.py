@@ -14,7 +14,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from ..core.settings import NOT_A_STUDENT, NOT_SUBMITTED
+from ..core.settings import ERROR, NOT_A_STUDENT
 from ..grading import intake, reference, runner, sandbox
 from ..grading.job import Limits
 from ..grading.results import SubmissionResult, sandbox_note, summarize, write_csvs
@@ -103,10 +103,13 @@ def grade(submissions: Path, out: Path, names: list[str] | None = None, workdir:
             not_an_id = intake.student_id_problem(student)
             if not_an_id:  # listed by name, never graded: no box, no page, no gradebook row
                 result = SubmissionResult(student, assignment, NOT_A_STUDENT, not_an_id, sandbox=ctx.sandbox_label)
-            elif not folder.exists() and not folder.is_symlink():
-                result = problem(ctx, student, assignment, NOT_SUBMITTED, f"no folder {student}/{assignment}")
             else:
-                result = grade_submission(ctx, student, assignment, folder)
+                try:
+                    result = grade_submission(ctx, student, assignment, folder)
+                except Exception as error:  # noqa: BLE001 - one student's submission never stops the class
+                    result = problem(ctx, student, assignment, ERROR, f"the grader failed on this submission "
+                                     f"({type(error).__name__}); the others were graded. Grade it again alone "
+                                     "(--student) and report the failure with the notebook")
             if record is not None:
                 record.add(result)
             bar.report(result, f"{intake.shown(student):<20} {assignment:<22} {result.score:>5g} / {result.max_score:<5g} {result.status}"

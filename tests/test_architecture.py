@@ -29,7 +29,8 @@ EXPECTED = {
               "kubernetes"},
     "classroom": {"nbgrader_course", "gradebook", "formgrader_copy", "nbgrader_autograde", "nbgrader_collect",
                   "nbgrader_export", "similarity", "fingerprints", "similarity_report"},
-    "authoring": {"nbgrader_run", "nbval_tags", "release", "check", "variants", "promises", "show", "options"},
+    "authoring": {"nbgrader_run", "nbval_tags", "release", "check", "harness", "variants", "mutants", "mutation_operators",
+                  "promises", "show", "options"},
 }
 
 

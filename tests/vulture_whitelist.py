@@ -44,3 +44,12 @@ _.pytest_xdist_make_scheduler, _._split_scope, _.log_message, _.close_connection
 
 # What a variants file declares, read by name by authoring/variants.py (tests/variants/NN.py).
 _.WRONG, _.RIGHT, _.ONE_WAY, _.NOT_TESTED, _.LEAVE_OUT
+
+# The cell harness: a Trial's fields travel to the worker as a dict (trial["first_catch"]); tqdm reads
+# monitor_interval (0: no monitor thread in a process that forks).
+_.first_catch, _.monitor_interval
+
+# libcst calls a visitor's on_visit and reads its METADATA_DEPENDENCIES (authoring/mutants.py); inspect.signature reads
+# __signature__ (coursekit/answers.py); hypothesis's ConjectureData calls its provider's _maybe_draw_constant
+# (coursekit/strategies.py).
+_.METADATA_DEPENDENCIES, _.on_visit, _.__signature__, _._maybe_draw_constant

@@ -135,7 +135,7 @@ def render() -> str:
         "on its observations (docs/hidden-tests.md, docs/grading-security.md).",
         "",
         "`mutants` is the cell's mutation score: of the small changes `python -m autograder mutants NAME` makes to the",
-        f"solution, the share its hidden tests catch, leaving out those a person marked as computing what the words ask",
+        "solution, the share its hidden tests catch, leaving out those a person marked as computing what the words ask",
         f"(`tests/mutants/NAME.toml`). Every cell must reach {GOAL:.0%}; the survivors and the equivalent mutants are",
         "listed at the end.",
         "",

@@ -1,5 +1,6 @@
 # Two commands do everything on a fresh machine:
-#   make course   installs (first time only) and opens JupyterLab on the lessons (student set-up)
+#   make course   installs (first time only) and opens JupyterLab on the lessons (student set-up);
+#                 make course LANG=pt_BR opens an edition (lessons/pt_BR/, in Portuguese)
 #   make test     installs (first time only) and runs the whole test suite
 # Other targets: test-fast (the edit loop: unit tests, release sync, leaks; a few minutes), instructor
 # (JupyterLab at the course root, nbgrader's instructor tools), nbgrader ARGS="..." (nbgrader's commands on
@@ -39,8 +40,18 @@ $(STAMP): requirements.txt pyproject.toml
 # JupyterLab with the settings in jupyter/student (lessons/) or jupyter/instructor (the course root);
 # see courselab/__init__.py. Extra options for `jupyter lab`: make course LAB_ARGS=--no-browser
 LAB_ARGS ?=
+# An edition: `make course LANG=pt_BR` opens lessons/pt_BR/ with JupyterLab and the course in Portuguese.
+# LANG is also the locale every program reads, and make hands a LANG given on its command line to every process it
+# starts: a bare `pt_BR` (no such locale, or a Latin-1 one) would change how Python and the kernels read and write
+# files. So a LANG given to make names the edition only; the processes get that language's UTF-8 locale where the
+# system has one (pt_BR.UTF-8), else C.UTF-8. A LANG that only comes from the environment is the locale, as always.
+ifeq ($(origin LANG),command line)
+EDITION := $(firstword $(subst ., ,$(LANG)))
+override LANG := $(or $(shell locale -a 2>/dev/null | grep -i -m1 -x '$(EDITION)\.utf-\?8'),C.UTF-8)
+endif
+EDITION ?=
 course: install
-	$(PY) -m courselab student $(LAB_ARGS)
+	$(PY) -m courselab student $(if $(EDITION),--lang $(EDITION)) $(LAB_ARGS)
 
 instructor: install
 	$(PY) -m courselab instructor $(LAB_ARGS)

@@ -19,6 +19,18 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("release", help="regenerate lessons/ from solutions/ (idempotent)")
     p.add_argument("names", nargs="*", help="assignments to release (default: all)")
     p.add_argument("--into", type=Path, help="write the release here instead of lessons/")
+    p.add_argument("--lang", action="append", metavar="CODE",
+                   help="also write this edition (lessons/CODE/NN/NN.ipynb) of each shipped lesson, e.g. pt_BR; "
+                        "'all' (the default) writes every edition; with --into, lessons in progress too (a preview)")
+
+    p = sub.add_parser("translations", help="the editions' catalogs (translations/CODE/NAME.po): update them from the "
+                                            "English, check what is stale or missing (docs/translations/README.md)")
+    p.add_argument("names", nargs="*", metavar="NAME", help="catalogs: a notebook, a document or a package (default: all)")
+    p.add_argument("--lang", action="append", metavar="CODE", help="an edition, e.g. pt_BR (repeatable; default: all)")
+    p.add_argument("--update", action="store_true",
+                   help="merge the current English into the catalogs (translations kept; changed English marked fuzzy)")
+    p.add_argument("--check", action="store_true",
+                   help="exit 1 when a shipped catalog is not complete (every entry translated and current)")
 
     p = sub.add_parser("check", help="run a notebook and list its visible checks with hints")
     p.add_argument("notebook", type=Path)
@@ -151,7 +163,23 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "release":
         from .authoring import release
 
-        release.release(args.names, into=args.into)
+        release.release(args.names, into=args.into, languages=args.lang)
+        return 0
+    if args.command == "translations":
+        from .authoring import catalogs
+        from .core import editions
+
+        chosen = editions.chosen(args.lang)
+        if args.update:
+            for edition in chosen:
+                for path in catalogs.update(edition, args.names or None):
+                    print(f"updated {path.relative_to(path.parents[2])}")
+        statuses, complete = catalogs.check(chosen, args.names or None)
+        print(catalogs.report(statuses))
+        if args.check and not complete:
+            print("A shipped catalog is not complete: translate what is listed (docs/translations/README.md), or take "
+                  "it out of `shipped` in autograder/core/editions.py.")
+            return 1
         return 0
     if args.command == "check":
         from .authoring.check import check

@@ -12,6 +12,8 @@ from typing import Any, Sequence
 
 import torch
 
+from .i18n import CHECK_CONTEXT, gettext as _, language, notebook_strings
+
 __all__ = [
     "CheckFailed",
     "check",
@@ -37,15 +39,22 @@ class CheckFailed(AssertionError):
     """A check did not pass; the message says what to look at."""
 
     def __init__(self, what: str, hint: str | None = None):
-        self.what = what
-        self.hint = hint
-        super().__init__(what + (f"\nHint: {hint}" if hint else ""))
+        self.what = _notebook(what)
+        self.hint = _notebook(hint) if hint else hint
+        super().__init__(self.what + ("\n" + _("Hint: {hint}").format(hint=self.hint) if self.hint else ""))
 
     def _render_traceback_(self) -> list[str]:
         """What IPython shows: the message and hint first, then the cell line (coursekit.ipython_errors)."""
         from .ipython_errors import render_check_failure
 
         return render_check_failure(self)
+
+
+def _notebook(text: str) -> str:
+    """A message, hint or name a notebook's check cell wrote, in the kernel's language where the notebook's catalog
+    translates it (translations/<language>/NN.po, context "check"); as written otherwise."""
+    lang = language()
+    return text if lang == "en" or not isinstance(text, str) else notebook_strings(lang).gettext(text, CHECK_CONTEXT)
 
 
 class NeedsGPU(RuntimeError):
@@ -65,13 +74,14 @@ def run_gpu_checks() -> bool:
     if os.environ.get("COURSEKIT_GPU_RUNNER"):
         raise NeedsGPU("this GPU runner shows no CUDA device to the notebook: check the runner's drivers and "
                        "that the grader gives the sandbox the GPU (grade --runner gpu).")
-    print(f"GPU-only check: {GPU_SKIPPED} (this machine has no CUDA; it is neither passed nor failed)")
+    print(_("GPU-only check: {skipped} (this machine has no CUDA; it is neither passed nor failed)").format(
+        skipped=GPU_SKIPPED))
     return False
 
 
 def passed(message: str) -> None:
-    """Print a confirmation line for a check that passed."""
-    print(f"\u2713 {message}")
+    """Print a confirmation line for a check that passed (a notebook's own words translated where its catalog can)."""
+    print(f"\u2713 {_notebook(message)}")
 
 
 def check(condition: Any, what: str, hint: str | None = None) -> None:
@@ -84,8 +94,8 @@ def _describe(value: Any) -> str:
     if value is None:
         return "None"
     if isinstance(value, torch.Tensor):
-        return f"a tensor of shape {tuple(value.shape)} and dtype {value.dtype}"
-    return f"a {type(value).__name__}"
+        return _("a tensor of shape {shape} and dtype {dtype}").format(shape=tuple(value.shape), dtype=value.dtype)
+    return _("a {type}").format(type=type(value).__name__)
 
 
 def _overrides_torch_function(value: torch.Tensor) -> bool:
@@ -95,21 +105,29 @@ def _overrides_torch_function(value: torch.Tensor) -> bool:
     return type(value) is not torch.Tensor and getattr(own, "__func__", own) not in [getattr(f, "__func__", f) for f in plain]
 
 
+def _name(name: str) -> str:
+    """The name a check reports: the kernel's word for "result", or the notebook's own name, translated where its
+    catalog says how."""
+    return _("result") if name == "result" else _notebook(name)
+
+
 def check_tensor(value: Any, name: str = "result") -> torch.Tensor:
     """Fail unless ``value`` is a tensor; returns it, so checks can chain."""
+    name = _name(name)
     if isinstance(value, torch.Tensor):
         if _overrides_torch_function(value):
-            raise CheckFailed(f"{name} is a {type(value).__name__}, a tensor subclass with its own __torch_function__.",
-                              "return a plain torch.Tensor: the checks compare values, and a subclass could change "
-                              "what a comparison answers.")
+            raise CheckFailed(_("{name} is a {type}, a tensor subclass with its own __torch_function__.").format(
+                                  name=name, type=type(value).__name__),
+                              _("return a plain torch.Tensor: the checks compare values, and a subclass could change "
+                                "what a comparison answers."))
         return value
     if value is None:
-        hint = "a function without a `return` statement gives back None: did you forget to return the result?"
+        hint = _("a function without a `return` statement gives back None: did you forget to return the result?")
     elif isinstance(value, (list, tuple)):
-        hint = "wrap it with torch.tensor(...) or torch.stack(...), or use tensor operations from the start."
+        hint = _("wrap it with torch.tensor(...) or torch.stack(...), or use tensor operations from the start.")
     else:
-        hint = "use torch operations so the result stays a tensor (no .item(), .tolist() or .numpy())."
-    raise CheckFailed(f"{name} should be a torch.Tensor, got {_describe(value)}.", hint)
+        hint = _("use torch operations so the result stays a tensor (no .item(), .tolist() or .numpy()).")
+    raise CheckFailed(_("{name} should be a torch.Tensor, got {got}.").format(name=name, got=_describe(value)), hint)
 
 
 def shape_hint(actual: Sequence[int], expected: Sequence[int]) -> str | None:
@@ -117,15 +135,13 @@ def shape_hint(actual: Sequence[int], expected: Sequence[int]) -> str | None:
     actual, expected = tuple(actual), tuple(expected)
     if len(actual) == len(expected) and sorted(actual) == sorted(expected):
         if actual == expected[::-1]:
-            return (
-                "the sizes are reversed: did you swap the arguments of `view`/`reshape`, "
-                "or transpose when you did not need to?"
-            )
-        return "the same sizes in another order: check the order of the dimensions you passed to `permute`/`view`."
+            return _("the sizes are reversed: did you swap the arguments of `view`/`reshape`, "
+                     "or transpose when you did not need to?")
+        return _("the same sizes in another order: check the order of the dimensions you passed to `permute`/`view`.")
     squeezed_a = tuple(s for s in actual if s != 1)
     squeezed_e = tuple(s for s in expected if s != 1)
     if squeezed_a == squeezed_e:
-        return "only a dimension of size 1 differs: look at `unsqueeze`/`squeeze` or `keepdim=`."
+        return _("only a dimension of size 1 differs: look at `unsqueeze`/`squeeze` or `keepdim=`.")
     prod_a = 1
     for s in actual:
         prod_a *= s
@@ -133,13 +149,14 @@ def shape_hint(actual: Sequence[int], expected: Sequence[int]) -> str | None:
     for s in expected:
         prod_e *= s
     if prod_a == prod_e:
-        return "the same number of elements arranged differently: check the sizes you gave `view`/`reshape`."
+        return _("the same number of elements arranged differently: check the sizes you gave `view`/`reshape`.")
     if len(actual) == len(expected) - 1:
-        return "one dimension is missing: did a reduction (sum, mean, max) drop it? Try `keepdim=True`."
+        return _("one dimension is missing: did a reduction (sum, mean, max) drop it? Try `keepdim=True`.")
     if len(actual) == len(expected) + 1:
-        return "there is one dimension too many: was a size-1 dimension added, or a reduction forgotten?"
+        return _("there is one dimension too many: was a size-1 dimension added, or a reduction forgotten?")
     if prod_a > prod_e:
-        return "the result is larger than expected: broadcasting may have combined two tensors you meant to match element by element."
+        return _("the result is larger than expected: broadcasting may have combined two tensors you meant to match "
+                 "element by element.")
     return None
 
 
@@ -147,25 +164,27 @@ def check_shape(value: Any, expected: Sequence[int], name: str = "result", hint:
     tensor = check_tensor(value, name)
     actual, expected = tuple(tensor.shape), tuple(expected)
     if actual != expected:
-        raise CheckFailed(
-            f"{name} should have shape {expected}, got {actual}.", hint or shape_hint(actual, expected)
-        )
+        raise CheckFailed(_("{name} should have shape {expected}, got {actual}.").format(
+            name=_name(name), expected=expected, actual=actual), hint or shape_hint(actual, expected))
 
 
 def _dtype_hint(actual: torch.dtype, expected: torch.dtype) -> str:
     if actual == torch.float64 and expected == torch.float32:
-        return "float64 usually comes from NumPy (torch.from_numpy keeps it): add `.float()` or pass dtype=torch.float32."
+        return _("float64 usually comes from NumPy (torch.from_numpy keeps it): add `.float()` or pass "
+                 "dtype=torch.float32.")
     if expected.is_floating_point and not actual.is_floating_point:
-        return "integer inputs give integer tensors (torch.arange(5), torch.tensor([1, 2])): pass dtype=torch.float32 or call `.float()`."
+        return _("integer inputs give integer tensors (torch.arange(5), torch.tensor([1, 2])): pass dtype=torch.float32 "
+                 "or call `.float()`.")
     if actual.is_floating_point and not expected.is_floating_point:
-        return "class labels and indices must be integers: use `.long()` (int64)."
-    return f"convert with `.to({expected})`."
+        return _("class labels and indices must be integers: use `.long()` (int64).")
+    return _("convert with `.to({dtype})`.").format(dtype=expected)
 
 
 def check_dtype(value: Any, expected: torch.dtype, name: str = "result") -> None:
     tensor = check_tensor(value, name)
     if tensor.dtype != expected:
-        raise CheckFailed(f"{name} should have dtype {expected}, got {tensor.dtype}.", _dtype_hint(tensor.dtype, expected))
+        raise CheckFailed(_("{name} should have dtype {expected}, got {actual}.").format(
+            name=_name(name), expected=expected, actual=tensor.dtype), _dtype_hint(tensor.dtype, expected))
 
 
 def check_device(value: Any, expected: torch.device | str, name: str = "result") -> None:
@@ -173,9 +192,10 @@ def check_device(value: Any, expected: torch.device | str, name: str = "result")
     expected = torch.device(expected)
     if tensor.device.type != expected.type or (expected.index is not None and (tensor.device.index or 0) != expected.index):
         raise CheckFailed(
-            f"{name} should be on device {expected}, got {tensor.device}.",
-            "never write 'cpu' or 'cuda' inside a function: take the device from an input "
-            "(`x.device`) or from a `device` argument, and create new tensors with `device=`.",
+            _("{name} should be on device {expected}, got {actual}.").format(name=_name(name), expected=expected,
+                                                                              actual=tensor.device),
+            _("never write 'cpu' or 'cuda' inside a function: take the device from an input "
+              "(`x.device`) or from a `device` argument, and create new tensors with `device=`."),
         )
 
 
@@ -214,13 +234,16 @@ def check_close(
     if not torch.allclose(a, e, rtol=rtol, atol=atol, equal_nan=False):
         worst = int((a - e).abs().flatten().argmax()) if a.numel() else 0
         raise CheckFailed(
-            f"{name} differs from the expected values: max abs error {abs_err:.3g}, max relative error {rel:.3g} "
-            f"(allowed: rtol={rtol:g}, atol={atol:g}); the largest difference is at flat index {worst}: "
-            f"got {a.flatten()[worst].item():.6g}, expected {e.flatten()[worst].item():.6g}.",
+            _("{name} differs from the expected values: max abs error {abs_err:.3g}, max relative error {rel:.3g} "
+              "(allowed: rtol={rtol:g}, atol={atol:g}); the largest difference is at flat index {worst}: "
+              "got {got:.6g}, expected {expected:.6g}.").format(
+                name=_name(name), abs_err=abs_err, rel=rel, rtol=rtol, atol=atol, worst=worst,
+                got=a.flatten()[worst].item(), expected=e.flatten()[worst].item()),
             hint,
         )
     if not quiet:
-        passed(f"{name} matches (max abs error {abs_err:.2e}, max relative error {rel:.2e})")
+        passed(_("{name} matches (max abs error {abs_err:.2e}, max relative error {rel:.2e})").format(
+            name=_name(name), abs_err=abs_err, rel=rel))
 
 
 def check_equal(actual: Any, expected: Any, name: str = "result", hint: str | None = None) -> None:
@@ -233,4 +256,5 @@ def check_equal(actual: Any, expected: Any, name: str = "result", hint: str | No
     else:
         ok = actual == expected
     if not ok:
-        raise CheckFailed(f"{name} should be {expected!r}, got {actual!r}.", hint)
+        raise CheckFailed(_("{name} should be {expected!r}, got {actual!r}.").format(
+            name=_name(name), expected=expected, actual=actual), hint)

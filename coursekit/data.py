@@ -26,6 +26,7 @@ from pathlib import Path
 import torch
 
 from .answers import course_answer
+from .i18n import gettext as _
 
 __all__ = [
     "DATASETS",
@@ -139,13 +140,13 @@ def md5sum(path: Path) -> str:
 
 def _offline_help(info: DatasetInfo) -> str:
     names = "\n".join(f"    {name}" for name in info.md5s)
-    return (
-        f"To work offline, put these four files (unchanged, still gzipped) in one folder:\n{names}\n"
-        f"and point {info.env_var} at it, for example\n"
-        f"    export {info.env_var}=/path/to/{info.name}\n"
-        f"(in a notebook: os.environ[{info.env_var!r}] = '/path/to/{info.name}' before loading), "
-        f"or copy them into {cache_root() / info.name}."
-    )
+    return _(
+        "To work offline, put these four files (unchanged, still gzipped) in one folder:\n{names}\n"
+        "and point {variable} at it, for example\n"
+        "    export {variable}=/path/to/{name}\n"
+        "(in a notebook: os.environ[{quoted}] = '/path/to/{name}' before loading), "
+        "or copy them into {cache}."
+    ).format(names=names, variable=info.env_var, quoted=repr(info.env_var), name=info.name, cache=cache_root() / info.name)
 
 
 def _download(url: str, target: Path, expected_md5: str, progress: bool) -> None:
@@ -178,7 +179,7 @@ def _download(url: str, target: Path, expected_md5: str, progress: bool) -> None
 
 def _first_cause(exc: BaseException) -> str:
     """What went wrong first ('[Errno 111] Connection refused'), not the connection pool's wrappers around it."""
-    for _ in range(10):  # a chain is a handful of links; the bound guards against a cycle
+    for _link in range(10):  # a chain is a handful of links; the bound guards against a cycle
         inner = exc.__cause__ or exc.__context__ or next((a for a in exc.args if isinstance(a, BaseException)), None)
         if inner is None:
             break
@@ -242,22 +243,23 @@ def fetch_file(
     if folder is not None:
         if not folder.is_dir():
             raise DataNotFoundError(
-                f"{info.env_var} is set to {str(folder)!r}, which is not a folder. "
-                f"Fix the path or unset {info.env_var}.\n" + _offline_help(info)
+                _("{variable} is set to {folder}, which is not a folder. Fix the path or unset {variable}.").format(
+                    variable=info.env_var, folder=repr(str(folder))) + "\n" + _offline_help(info)
             )
         candidate = folder / filename
         if candidate.is_file():
             actual = md5sum(candidate)
             if actual != expected:
-                raise ChecksumError(
-                    f"{candidate} has MD5 {actual}, but the original {filename} has MD5 {expected}. "
+                raise ChecksumError(_(
+                    "{path} has MD5 {actual}, but the original {filename} has MD5 {expected}. "
                     "The file is damaged or is not the original (it must stay gzipped). It was left in "
-                    f"place because it is yours: replace it with the original, or unset {info.env_var}."
-                )
+                    "place because it is yours: replace it with the original, or unset {variable}."
+                ).format(path=candidate, actual=actual, filename=filename, expected=expected, variable=info.env_var))
             return candidate
-        tried.append(f"local folder {folder} ({info.env_var}): no {filename} there")
+        tried.append(_("local folder {folder} ({variable}): no {filename} there").format(
+            folder=folder, variable=info.env_var, filename=filename))
     else:
-        tried.append(f"local folder: {info.env_var} is not set")
+        tried.append(_("local folder: {variable} is not set").format(variable=info.env_var))
 
     # 2. The cache: ours to manage, so a damaged file is removed and fetched again.
     cached = cache_root() / info.name / filename
@@ -266,13 +268,14 @@ def fetch_file(
         if actual == expected:
             return cached
         cached.unlink()
-        tried.append(f"cache {cached}: MD5 {actual} did not match {expected}, so the file was removed")
+        tried.append(_("cache {path}: MD5 {actual} did not match {expected}, so the file was removed").format(
+            path=cached, actual=actual, expected=expected))
     else:
-        tried.append(f"cache {cached}: not there")
+        tried.append(_("cache {path}: not there").format(path=cached))
 
     # 3. The mirrors, in order.
     if not download:
-        tried.append("download: switched off (download=False)")
+        tried.append(_("download: switched off (download=False)"))
     else:
         for base in mirrors if mirrors is not None else info.mirrors:
             url = base.rstrip("/") + "/" + filename
@@ -285,7 +288,8 @@ def fetch_file(
                 tried.append(f"{url}: {type(exc).__name__}: {_first_cause(exc)}")
 
     lines = "\n".join(f"  - {t}" for t in tried)
-    raise DataNotFoundError(f"Could not get {dataset} file {filename}. Tried:\n{lines}\n" + _offline_help(info))
+    raise DataNotFoundError(_("Could not get {dataset} file {filename}. Tried:").format(dataset=dataset, filename=filename)
+                            + f"\n{lines}\n" + _offline_help(info))
 
 
 def dataset_files(dataset: str, **kwargs) -> dict[str, Path]:
@@ -313,10 +317,10 @@ def _read_bytes(path: Path) -> bytes:
         with gzip.open(path, "rb") as f:
             return f.read()
     except (OSError, EOFError, zlib.error) as exc:
-        raise IDXFormatError(
-            f"{path}: cannot be decompressed ({type(exc).__name__}: {exc}). The file is damaged or was "
+        raise IDXFormatError(_(
+            "{path}: cannot be decompressed ({error}). The file is damaged or was "
             "cut short while copying or downloading: delete it and fetch it again."
-        ) from exc
+        ).format(path=path, error=f"{type(exc).__name__}: {exc}")) from exc
 
 
 @course_answer
@@ -329,33 +333,35 @@ def read_idx(path: str | Path, expected_ndim: int | None = None) -> torch.Tensor
     path = Path(path)
     raw = _read_bytes(path)
     if len(raw) < 4:
-        raise IDXFormatError(f"{path}: only {len(raw)} bytes, too short for an IDX header (4 bytes or more).")
+        raise IDXFormatError(_("{path}: only {size} bytes, too short for an IDX header (4 bytes or more).").format(
+            path=path, size=len(raw)))
     zero, type_code, ndim = struct.unpack(">HBB", raw[:4])
     if zero != 0 or type_code not in _IDX_DTYPES or ndim == 0:
-        raise IDXFormatError(
-            f"{path}: bad magic number 0x{raw[:4].hex()} (an IDX file starts with 00 00, a type code "
+        raise IDXFormatError(_(
+            "{path}: bad magic number 0x{magic} (an IDX file starts with 00 00, a type code "
             "such as 08 for uint8, and its number of dimensions). This is not an IDX file, or it was "
             "read without decompressing it."
-        )
+        ).format(path=path, magic=raw[:4].hex()))
     header_len = 4 + 4 * ndim
     if len(raw) < header_len:
-        raise IDXFormatError(f"{path}: header says {ndim} dimensions, but the file ends inside the header.")
+        raise IDXFormatError(_("{path}: header says {ndim} dimensions, but the file ends inside the header.").format(
+            path=path, ndim=ndim))
     dims = struct.unpack(f">{ndim}I", raw[4:header_len])
     if expected_ndim is not None and ndim != expected_ndim:
-        kinds = {1: "a label file (1 dimension)", 3: "an image file (3 dimensions)"}
-        raise IDXFormatError(
-            f"{path}: expected {kinds.get(expected_ndim, f'{expected_ndim} dimensions')}, found "
-            f"{kinds.get(ndim, f'{ndim} dimensions')}. Did you swap the images and labels files?"
-        )
+        kinds = {1: _("a label file (1 dimension)"), 3: _("an image file (3 dimensions)")}
+        dimensions = _("{ndim} dimensions")
+        raise IDXFormatError(_("{path}: expected {expected}, found {found}. Did you swap the images and labels files?").format(
+            path=path, expected=kinds.get(expected_ndim, dimensions.format(ndim=expected_ndim)),
+            found=kinds.get(ndim, dimensions.format(ndim=ndim))))
     dtype, itemsize = _IDX_DTYPES[type_code]
     expected_bytes = math.prod(dims) * itemsize
     body = len(raw) - header_len
     if body != expected_bytes:
-        cause = "truncated: the file was cut short" if body < expected_bytes else "it has extra bytes at the end"
-        raise IDXFormatError(
-            f"{path}: header promises shape {tuple(dims)} = {expected_bytes} bytes of data, the file holds "
-            f"{body} ({cause}). Delete it and fetch it again."
-        )
+        cause = _("truncated: the file was cut short") if body < expected_bytes else _("it has extra bytes at the end")
+        raise IDXFormatError(_(
+            "{path}: header promises shape {shape} = {expected} bytes of data, the file holds "
+            "{body} ({cause}). Delete it and fetch it again."
+        ).format(path=path, shape=tuple(dims), expected=expected_bytes, body=body, cause=cause))
     if expected_bytes == 0:  # torch.frombuffer refuses count=0
         return torch.empty(dims, dtype=dtype)
     tensor = torch.frombuffer(bytearray(raw), dtype=torch.uint8, offset=header_len, count=expected_bytes)
@@ -394,8 +400,10 @@ def describe_sources(dataset: str) -> str:
     info = _info(dataset)
     folder = local_dir(dataset)
     if folder is not None and all((folder / name).is_file() for name in info.md5s):
-        return f"{dataset}: local folder {folder} ({info.env_var})"
+        return _("{dataset}: local folder {folder} ({variable})").format(dataset=dataset, folder=folder,
+                                                                         variable=info.env_var)
     cached = cache_root() / info.name
     if all((cached / name).is_file() for name in info.md5s):
-        return f"{dataset}: cache {cached}"
-    return f"{dataset}: not found locally; it will be downloaded on first use.\n" + _offline_help(info)
+        return _("{dataset}: cache {path}").format(dataset=dataset, path=cached)
+    return _("{dataset}: not found locally; it will be downloaded on first use.").format(dataset=dataset) + "\n" + \
+        _offline_help(info)

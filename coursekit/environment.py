@@ -11,9 +11,12 @@ import torch
 
 from . import data
 from .answers import course_answer
+from .i18n import N_, gettext as _
 
 __all__ = ["pick_device", "environment_report"]
 
+# The report's rows that an edition names in its language (the returned dict keeps these English keys).
+_KEYS = (N_("cpu threads (torch)"), N_("device chosen"))
 _PACKAGES = ("torch", "jupyterlab", "notebook", "nbgrader", "matplotlib", "tqdm", "ipywidgets")
 
 
@@ -31,7 +34,7 @@ def _version(package: str) -> str:
     try:
         return metadata.version(package)
     except metadata.PackageNotFoundError:
-        return "not installed"
+        return _("not installed")
 
 
 def environment_report() -> dict[str, str]:
@@ -43,14 +46,15 @@ def environment_report() -> dict[str, str]:
         names = ", ".join(torch.cuda.get_device_name(i) for i in range(torch.cuda.device_count()))
         report["cuda"] = f"{torch.version.cuda} ({names})"
     else:
-        report["cuda"] = "not available (the course runs on the CPU; GPU-only parts say so)"
+        report["cuda"] = _("not available (the course runs on the CPU; GPU-only parts say so)")
     report["device chosen"] = str(pick_device())
     for name in data.DATASETS:
         report[f"data: {name}"] = data.describe_sources(name)
-    width = max(len(k) for k in report)
+    shown = {key: _(key) if key in _KEYS else key for key in report}   # the printed table in the kernel's language
+    width = max(len(k) for k in shown.values())
     for key, value in report.items():
         first, *rest = value.splitlines()
-        print(f"{key:<{width}}  {first}")
+        print(f"{shown[key]:<{width}}  {first}")
         for line in rest:
             print(f"{'':<{width}}  {line}")
     return report

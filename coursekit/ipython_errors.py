@@ -24,8 +24,10 @@ import sys
 import traceback
 from pathlib import Path
 
+from .i18n import gettext as _
+
 RED, BOLD, DIM, RESET = "\x1b[31m", "\x1b[1m", "\x1b[2m", "\x1b[0m"
-_HEADING = re.compile(r"^#+\s*(Exercise\s+\d+)\b[^\n:]*(?::\s*(.+))?", re.MULTILINE)
+_HEADING = r"^#+\s*((?:{word})\s+\d+)\b[^\n:]*(?::\s*(.+))?"   # {word}: "Exercise", or the edition's word for it
 _STUB = re.compile(r"^\s*raise\s+NotImplementedError\b")
 
 __all__ = ["install", "render_check_failure", "not_done_message"]
@@ -66,15 +68,17 @@ def render_check_failure(error: BaseException) -> list[str]:
     """The lines IPython shows for a failed check: message, hint, then where in the cell it failed."""
     what = getattr(error, "what", None) or str(error)
     hint = getattr(error, "hint", None)
-    lines = [f"{RED}{BOLD}✗ Check failed:{RESET} {what}"]
+    lines = [f"{RED}{BOLD}✗ {_('Check failed:')}{RESET} {what}"]
     if hint:
-        lines.append(f"{BOLD}Hint:{RESET} {hint}")
+        lines.append(f"{BOLD}{_('Hint:')}{RESET} {hint}")
     shell = _shell()
     cells = _cell_frames(shell, error.__traceback__)
     if cells:
         frame, lineno, label = cells[-1]
         code = linecache.getline(frame.f_code.co_filename, lineno).strip()
-        lines.append(f"{DIM}(cell {_prompt(label)}, line {lineno}: {code}; %tb shows the full traceback){RESET}")
+        where = _("(cell {cell}, line {line}: {code}; %tb shows the full traceback)").format(
+            cell=_prompt(label), line=lineno, code=code)
+        lines.append(f"{DIM}{where}{RESET}")
     return lines
 
 
@@ -102,9 +106,10 @@ def _exercise_heading(function: str | None, cell_source: str) -> str | None:
                       if c.get("cell_type") == "code" and pattern.search(s)), None)
     if index is None:
         return None
+    heading = re.compile(_HEADING.format(word="|".join(map(re.escape, {"Exercise", _("Exercise")}))), re.MULTILINE)
     for cell, source in zip(reversed(cells[:index]), reversed(sources[:index])):
         if cell.get("cell_type") == "markdown":
-            match = _HEADING.search(source)
+            match = heading.search(source)
             if match:
                 title = (match.group(2) or "").strip()
                 return f"{match.group(1)} ({title})" if title else match.group(1)
@@ -126,11 +131,13 @@ def not_done_message(shell, error: BaseException, tb) -> str | None:
     exercise = _exercise_heading(function, "".join(linecache.getlines(filename)))
     running = _cell_frames(shell, tb)
     here = bool(running) and running[0][0].f_code.co_filename == filename
-    what = exercise or (f"`{function}`" if function else "this exercise")
-    where = "in this cell" if here else f"in cell {_prompt(label)}"
-    then = "and run it again." if here else "run that cell, then this one again."
-    return (f"{RED}{BOLD}✗ Not done yet:{RESET} {what}: replace `raise NotImplementedError()` {where} "
-            f"with your code, {then}")
+    what = exercise or (f"`{function}`" if function else _("this exercise"))
+    if here:
+        advice = _("{what}: replace `raise NotImplementedError()` in this cell with your code, and run it again.")
+    else:
+        advice = _("{what}: replace `raise NotImplementedError()` in cell {cell} with your code, run that cell, then "
+                   "this one again.")
+    return f"{RED}{BOLD}✗ {_('Not done yet:')}{RESET} " + advice.format(what=what, cell=_prompt(label))
 
 
 def _handle_not_implemented(shell, etype, value, tb, tb_offset=None):

@@ -7,7 +7,18 @@ from typing import Mapping, Sequence
 import matplotlib.pyplot as plt
 import torch
 
+from .i18n import N_, gettext as _
+
 __all__ = ["show_matrix", "show_broadcast", "show_digits", "plot_history", "plot_runs", "plot_confusion"]
+
+# The names of the figures fit and the lessons record, as a legend or a panel's title shows them ("val_loss" reads
+# "val loss"); in an edition, in its language.
+_METRICS = (N_("loss"), N_("accuracy"), N_("train loss"), N_("train acc"), N_("val loss"), N_("val acc"))
+
+
+def _metric(name: str) -> str:
+    shown = name.replace("_", " ")
+    return _(shown) if shown in _METRICS else shown
 
 
 def show_matrix(t: torch.Tensor, title: str = "", ax=None, fmt: str = "{:g}"):
@@ -57,13 +68,14 @@ def show_digits(images: torch.Tensor, labels: torch.Tensor, predictions: torch.T
             ax.set_title(name(label), fontsize=9)
         else:
             guess = int(predictions[k])
-            ax.set_title(f"{name(guess)} (true {name(label)})" if guess != label else name(guess),
+            ax.set_title(_("{guess} (true {label})").format(guess=name(guess), label=name(label)) if guess != label
+                         else name(guess),
                          fontsize=8, color="black" if guess == label else "red")
     fig.tight_layout()
     return fig
 
 
-def plot_history(history: Mapping[str, Sequence[float]], xlabel: str = "epoch", title: str = ""):
+def plot_history(history: Mapping[str, Sequence[float]], xlabel: str | None = None, title: str = ""):
     """One panel per metric kind: names containing 'loss' share the left panel, the rest the right."""
     losses = {k: v for k, v in history.items() if "loss" in k}
     others = {k: v for k, v in history.items() if "loss" not in k}
@@ -71,8 +83,8 @@ def plot_history(history: Mapping[str, Sequence[float]], xlabel: str = "epoch", 
     fig, axes = plt.subplots(1, len(panels), figsize=(5 * len(panels), 3.2), squeeze=False)
     for ax, panel in zip(axes.flat, panels):
         for name, values in panel.items():
-            ax.plot(range(1, len(values) + 1), values, marker="o", label=name)
-        ax.set_xlabel(xlabel)
+            ax.plot(range(1, len(values) + 1), values, marker="o", label=_metric(name))
+        ax.set_xlabel(xlabel or _("epoch"))
         ax.grid(alpha=0.3)
         ax.legend()
     if title:
@@ -82,7 +94,7 @@ def plot_history(history: Mapping[str, Sequence[float]], xlabel: str = "epoch", 
 
 
 def plot_runs(runs: Mapping[str, Mapping[str, Sequence[float]]], metrics: Sequence[str] = ("val_loss", "val_acc"),
-              xlabel: str = "epoch", title: str = ""):
+              xlabel: str | None = None, title: str = ""):
     """Compare several runs: one panel per metric, one line per run.
 
     ``runs`` maps a run's name (for example "Adam 1e-3, seed 0") to a history such as
@@ -103,8 +115,8 @@ def plot_runs(runs: Mapping[str, Mapping[str, Sequence[float]]], metrics: Sequen
             ax.plot(range(1, len(values) + 1), values, marker="o", markersize=3, color=colours[family],
                     label=None if family in labelled else family, alpha=0.85)
             labelled.add(family)
-        ax.set_xlabel(xlabel)
-        ax.set_title(metric.replace("_", " "))
+        ax.set_xlabel(xlabel or _("epoch"))
+        ax.set_title(_metric(metric))
         ax.grid(alpha=0.3)
         ax.legend(fontsize=8)
     if title:
@@ -113,7 +125,7 @@ def plot_runs(runs: Mapping[str, Mapping[str, Sequence[float]]], metrics: Sequen
     return fig
 
 
-def plot_confusion(confusion: torch.Tensor, class_names: Sequence[str], title: str = "confusion matrix"):
+def plot_confusion(confusion: torch.Tensor, class_names: Sequence[str], title: str | None = None):
     """Counts (true class = row, predicted class = column) as a heat map with the counts written in."""
     confusion = confusion.detach().cpu()
     k = confusion.shape[0]
@@ -126,8 +138,8 @@ def plot_confusion(confusion: torch.Tensor, class_names: Sequence[str], title: s
                     color="white" if i == j else "black")
     ax.set_xticks(range(k), class_names, rotation=45 if max(map(len, class_names)) > 2 else 0)
     ax.set_yticks(range(k), class_names)
-    ax.set_xlabel("predicted")
-    ax.set_ylabel("true")
-    ax.set_title(title)
+    ax.set_xlabel(_("predicted"))
+    ax.set_ylabel(_("true"))
+    ax.set_title(title or _("confusion matrix"))
     fig.tight_layout()
     return fig

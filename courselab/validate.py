@@ -4,6 +4,10 @@ nbgrader 0.9.6 validates inside the request handler: the whole server (saving, t
 kernel's output) freezes until the notebook has run from top to bottom, minutes for the long lessons.
 Here the same validation runs in a child process (``python -m courselab.validate``), one at a time,
 while the server goes on serving; the button, its URLs and its answers are nbgrader's own.
+
+In an edition's notebook (``metadata.language``), the kernel that runs it speaks the edition's language
+(``COURSEKIT_LANG``: the checks' lines and hints), and so do this module's own messages (courselab.po). The dialog's
+frame ("Validation Results", "The following cell failed:") is drawn by nbgrader's labextension, in English.
 """
 
 from __future__ import annotations
@@ -11,11 +15,17 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import subprocess
 import sys
 import tempfile
 import traceback
 from pathlib import Path
+
+from autograder.core.editions import i18n
+
+Words = i18n().Words
+LANGUAGE_VARIABLE = i18n().LANGUAGE_VARIABLE
 
 # The labextension asks for these two URLs (nbgrader.server_extensions.validate_assignment).
 VALIDATE_URL = "/assignments/validate"
@@ -78,7 +88,9 @@ async def validate_in_child(notebook: Path, log=None) -> dict:
         text = child.stdout.decode("utf-8", "replace")[-4000:]
         if log is not None:
             log.error("courselab: validation of %s stopped (exit code %s):\n%s", notebook, child.returncode, text)
-        return {"success": False, "value": f"The validation stopped before it finished (exit code {child.returncode}):\n{text}"}
+        say = _voice(notebook_language(notebook))
+        return {"success": False, "value": say(Words("The validation stopped before it finished (exit code {code}):",
+                                                     code=child.returncode)) + f"\n{text}"}
 
 
 def _nbgrader_config():
@@ -91,21 +103,51 @@ def _nbgrader_config():
     return app.config
 
 
+def notebook_language(notebook: Path) -> str:
+    """The edition ``notebook`` belongs to (its ``metadata.language``; English when it says none or cannot be read)."""
+    from autograder.core import editions
+
+    try:
+        nb = json.loads(notebook.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return "en"
+    return editions.notebook_language(nb) if isinstance(nb, dict) else "en"
+
+
+def _voice(language: str):
+    """This module's messages in ``language`` (translations/<code>/courselab.po)."""
+    from autograder.core import editions
+
+    return editions.words("courselab", language).words
+
+
 def validate(notebook: Path) -> dict:
-    """What nbgrader's validate handler answers: {"success": bool, "value": results or a message}."""
+    """What nbgrader's validate handler answers: {"success": bool, "value": results or a message}. The notebook's
+    kernel speaks the notebook's language."""
     from nbgrader.nbgraderformat import SchemaTooNewError, SchemaTooOldError
     from nbgrader.validator import Validator
 
+    language = notebook_language(notebook)
+    say = _voice(language)
+    before = os.environ.get(LANGUAGE_VARIABLE)
+    os.environ[LANGUAGE_VARIABLE] = language   # the kernel nbgrader starts inherits it (coursekit/i18n.py)
     try:
         return {"success": True, "value": Validator(config=_nbgrader_config()).validate(str(notebook))}
     except SchemaTooOldError:
-        return {"success": False, "value": f"The notebook '{notebook}' uses an old version of the nbgrader metadata "
-                                           f"format. Back up the notebook, then run:\n\nnbgrader update {notebook}\n"}
+        return {"success": False, "value": say(Words(
+            "The notebook '{notebook}' uses an old version of the nbgrader metadata format. Back up the notebook, then "
+            "run:\n\nnbgrader update {notebook}\n", notebook=notebook))}
     except SchemaTooNewError:
-        return {"success": False, "value": f"The notebook '{notebook}' uses a newer version of the nbgrader metadata "
-                                           "format than the nbgrader installed here: update nbgrader."}
+        return {"success": False, "value": say(Words(
+            "The notebook '{notebook}' uses a newer version of the nbgrader metadata format than the nbgrader "
+            "installed here: update nbgrader.", notebook=notebook))}
     except Exception:
         return {"success": False, "value": traceback.format_exc()}
+    finally:
+        if before is None:
+            os.environ.pop(LANGUAGE_VARIABLE, None)
+        else:
+            os.environ[LANGUAGE_VARIABLE] = before
 
 
 def _main(argv: list[str] | None = None) -> int:

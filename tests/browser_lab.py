@@ -71,17 +71,19 @@ def fresh_user(scratch: Path) -> dict[str, str]:
 
 
 @contextlib.contextmanager
-def start_lab(role: str, root: Path, options: str, env: dict[str, str], log_name: str):
+def start_lab(role: str, root: Path, options: str, env: dict[str, str], log_name: str, language: str | None = None):
     """Start JupyterLab as `make course` / `make instructor` does (the launcher where there is no make) in
-    ``root`` (a course folder); yield (base URL, token); stop it, and every process it started, at the end."""
+    ``root`` (a course folder), in an edition's set-up with ``language`` (`make course LANG=pt_BR`); yield (base URL,
+    token); stop it, and every process it started, at the end."""
     port, token = free_port(), uuid.uuid4().hex
     options = f"--no-browser --ServerApp.ip=127.0.0.1 --port={port} --IdentityProvider.token={token} {options}".strip()
     target = {"student": "course", "instructor": "instructor"}[role]
     if shutil.which("make"):  # exactly the make target (its install step is not redone here)
         venv = Path(sys.executable).parent.parent  # this interpreter's environment, wherever ``root`` is
         command = ["make", "--no-print-directory", "-o", "install", target, f"VENV={venv}", f"LAB_ARGS={options}"]
+        command += [f"LANG={language}"] if language else []
     else:
-        command = [sys.executable, "-m", "courselab", role, *options.split()]
+        command = [sys.executable, "-m", "courselab", role, *([f"--lang={language}"] if language else []), *options.split()]
     log_path = ARTIFACTS / log_name
     log = log_path.open("w")
     server = subprocess.Popen(command, cwd=root, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)

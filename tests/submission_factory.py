@@ -17,15 +17,18 @@ def _answered(cell) -> bool:
 
 
 def student_copy(name: str, leave_stub: str | None = None, replace: dict[str, str] | None = None,
-                 drop: tuple[str, ...] = (), insert_before: dict[str, str] | None = None) -> nbformat.NotebookNode:
-    """The released lesson with the solutions typed in, as a student would hand it in.
+                 drop: tuple[str, ...] = (), insert_before: dict[str, str] | None = None,
+                 lesson: nbformat.NotebookNode | None = None) -> nbformat.NotebookNode:
+    """The released lesson (or ``lesson``: an edition of it) with the solutions typed in, as a student would hand it in.
 
     ``leave_stub`` keeps one exercise unanswered; ``replace`` sets any cell's source by grade_id;
     ``drop`` deletes cells; ``insert_before`` adds a plain code cell before the named cell.
     """
+    import copy
+
     answers = {notebooks.grading(c)["grade_id"]: without_solution_markers(c.source)
                for c in notebooks.read(course.solution_notebook(name)).cells if _answered(c)}
-    nb = notebooks.read(course.lesson_notebook(name))
+    nb = copy.deepcopy(lesson) if lesson is not None else notebooks.read(course.lesson_notebook(name))
     cells = []
     for cell in nb.cells:
         gid = notebooks.grading(cell).get("grade_id")

@@ -22,7 +22,7 @@ PACKAGE = course.ROOT / "autograder"
 ROOMS = ["core", "grading", "scale", "classroom", "authoring"]          # bottom first
 TOP = {"cli", "__main__", "__init__"}
 EXPECTED = {
-    "core": {"settings", "course", "notebooks", "regions", "processes", "inert", "student_files", "csv_safe"},
+    "core": {"settings", "course", "notebooks", "regions", "processes", "inert", "student_files", "csv_safe", "editions"},
     "grading": {"assignment", "intake", "compose", "job", "sandbox", "kernel_guard", "execute", "runner", "reference", "rules",
                 "verdicts", "integrity", "scoring", "feedback", "results", "submission"},
     "scale": {"grade", "timings", "progress", "shards", "shard_results", "merge", "cluster", "estimate", "slurm",
@@ -30,7 +30,7 @@ EXPECTED = {
     "classroom": {"nbgrader_course", "gradebook", "formgrader_copy", "nbgrader_autograde", "nbgrader_collect",
                   "nbgrader_export", "similarity", "fingerprints", "similarity_report"},
     "authoring": {"nbgrader_run", "nbval_tags", "release", "check", "harness", "variants", "mutants", "mutation_operators",
-                  "promises", "show", "options"},
+                  "promises", "show", "options", "units", "catalogs", "translate"},
 }
 
 
@@ -143,7 +143,8 @@ def _layout() -> str:
 def test_the_layout_names_every_helper_module_and_top_level_folder():
     layout = _layout()
     helpers = [p.name for p in (course.ROOT / "coursekit").glob("*.py") if p.name != "__init__.py"]
-    folders = ["solutions/", "lessons/", "coursekit/", "autograder/", "courselab/", "jupyter/", "bench/", "tests/", "docs/"]
+    folders = ["solutions/", "lessons/", "translations/", "coursekit/", "autograder/", "courselab/", "jupyter/", "bench/",
+               "tests/", "docs/"]
     missing = [name for name in helpers + folders if name not in layout]
     assert not missing, f"the Layout of docs/architecture.md does not mention {missing}: add a line for each"
     # Every folder at the top of the repository that git tracks is in that list (hidden ones aside).

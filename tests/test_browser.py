@@ -13,6 +13,10 @@ Chromium, driven by Playwright, works through it:
   success, while the server keeps answering (its time is printed and written to
   ``test-artifacts/browser/timings.json``);
 - a wrong answer typed into lesson 01: the check shows its message and hint first, then one line;
+- the Portuguese edition's set-up (`make course LANG=pt_BR`, a server of its own on the edition's lessons): what the
+  official language pack translates is in Portuguese (menu entries, the status bar; the menu bar's own labels are not
+  in the pack), so is the lesson; a wrong answer shows its ✗ line and hint in Portuguese, and so does Validate
+  (screenshots 11 to 13);
 - the instructor set-up (`make instructor`, on a fresh copy of the course): a solution notebook run and
   saved in JupyterLab keeps its tidy file; Formgrader lists the course's assignments with no warning and
   keeps its gradebook in ``.instructor/``; after ``grade --gradebook``, Formgrader lists a student's automatic
@@ -50,6 +54,7 @@ import pytest
 
 from autograder.core import course, notebooks
 from coursekit.checks import GPU_SKIPPED
+from autograder.core import editions
 from browser_lab import ARTIFACTS, formgrader_page_shows, fresh_user, open_lab, start_lab
 from plotting_cells import images, plotting_cells
 from submission_factory import student_copy
@@ -82,6 +87,24 @@ def lab(tmp_path_factory):
         notebooks.write(student_copy(name), lessons / name / f"{name}.ipynb")
     with start_lab("student", course.ROOT, f"--ServerApp.root_dir={lessons}", fresh_user(scratch),
                     "jupyterlab-student.log") as (base, token):
+        yield {"base": base, "token": token, "lessons": lessons, "root": scratch}
+    (ARTIFACTS / "timings.json").write_text(json.dumps(TIMINGS, indent=1) + "\n")
+
+
+EDITION = "pt_BR"
+
+
+@pytest.fixture(scope="module")
+def lab_pt(tmp_path_factory):
+    """`make course LANG=pt_BR` on a scratch copy of the edition's lessons: the Portuguese student set-up."""
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    scratch = tmp_path_factory.mktemp("student-pt")
+    lessons = scratch / "lessons" / EDITION
+    shutil.copytree(course.LESSONS / EDITION, lessons, ignore=shutil.ignore_patterns(".ipynb_checkpoints"))
+    start = time.monotonic()
+    with start_lab("student", course.ROOT, f"--ServerApp.root_dir={lessons}", fresh_user(scratch),
+                   f"jupyterlab-student-{EDITION}.log", language=EDITION) as (base, token):
+        TIMINGS[f"start the {EDITION} set-up (s)"] = round(time.monotonic() - start, 1)
         yield {"base": base, "token": token, "lessons": lessons, "root": scratch}
     (ARTIFACTS / "timings.json").write_text(json.dumps(TIMINGS, indent=1) + "\n")
 
@@ -368,6 +391,43 @@ def test_wrong_answer_shows_its_message_and_hint_first(page, lab):
     assert lines and lines[0].startswith("✗ Check failed:") and "should have shape (2, 3), got (3, 2)" in lines[0], text
     assert lines[1].startswith("Hint:") and len(lines) <= 3, text
     assert "Traceback" not in text and "checks.py" not in text, text
+
+
+def test_the_portuguese_edition_speaks_portuguese(page, lab_pt):
+    """Menus (as far as JupyterLab's official pack translates them), the lesson, a failed check and Validate."""
+    name = "01_tensors"
+    start = time.monotonic()
+    open_lab(page, lab_pt, f"{name}/{name}.ipynb")
+    # The official pack (jupyterlab-language-pack-pt-BR 4.5.post3) translates most menu entries, the status bar and
+    # the file browser, but not the labels of the menu bar itself (File, Edit, Run...): those stay English.
+    page.locator("#jp-menu-panel .lm-MenuBar-itemLabel", has_text=re.compile("^Run$")).click()
+    entries = page.locator(".lm-Menu-content .lm-Menu-itemLabel").all_inner_texts()
+    page.screenshot(path=str(ARTIFACTS / f"11-{EDITION}-lesson-and-menus.png"))
+    page.keyboard.press("Escape")
+    assert "Executar todas as células" in entries and "Run All Cells" not in entries, f"the Run menu: {entries}"
+    assert "Modo:" in page.locator("#jp-main-statusbar").inner_text(), "the status bar speaks Portuguese"
+    assert "Lição 01 · Tensores" in _cells(page).first.inner_text()
+    cells = notebooks.read(editions.lesson_notebook(EDITION, name)).cells
+    solution = next(i for i, c in enumerate(cells) if notebooks.grading(c).get("grade_id") == "make-grid")
+    _select_cell(page, solution)
+    _run(page, lambda: _menu(page, "Run", "Executar todas as células acima da célula selecionada"), 120)
+    _cells(page).nth(solution).locator(".cm-content").click()
+    page.keyboard.press("Control+A")
+    page.keyboard.insert_text(WRONG_MAKE_GRID)
+    _run(page, lambda: page.keyboard.press("Shift+Enter"), 60)  # runs the answer, moves to the check cell
+    _run(page, lambda: page.keyboard.press("Shift+Enter"), 60)  # runs the check
+    errors = dict(_error_texts(page, lab_pt["lessons"] / name / f"{name}.ipynb"))
+    _cells(page).nth(solution + 1).screenshot(path=str(ARTIFACTS / f"12-{EDITION}-wrong-answer-check-failed.png"))
+    lines = [line for line in errors.get(solution + 1, "").strip().splitlines() if line.strip()]
+    assert lines and lines[0].startswith("✗ Verificação falhou:") and "o shape deveria ser (2, 3), mas é (3, 2)" in lines[0], lines
+    assert lines[1].startswith("Dica: os tamanhos estão invertidos"), lines
+    ok, message = _validate(page, lab_pt, f"{name} ({EDITION})")
+    page.screenshot(path=str(ARTIFACTS / f"13-{EDITION}-validate.png"))
+    page.locator(".jp-Dialog .jp-Dialog-button.jp-mod-accept").click()
+    assert not ok and "✗ Verificação falhou:" in message and "Dica:" in message, message[:3000]
+    assert "✗ Ainda não feito:" in message and "troque `raise NotImplementedError()`" in message, \
+        "the unanswered exercises say so in Portuguese"
+    TIMINGS[f"the {EDITION} edition's test (s)"] = round(time.monotonic() - start, 1)
 
 
 def _formgrader(page):

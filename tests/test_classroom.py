@@ -24,7 +24,7 @@ import pytest
 
 from autograder.authoring.nbgrader_run import nbgrader
 from autograder.classroom import gradebook, nbgrader_course
-from autograder.core import course, notebooks
+from autograder.core import course, editions, notebooks
 from autograder.core.settings import GRADED, NEEDS_MANUAL, PASSED
 from autograder.grading.results import CellResult, SubmissionResult
 from autograder.grading.sandbox import unavailable_reason
@@ -136,7 +136,10 @@ def test_the_instructors_round_trip_through_the_exchange_gradebook_export_and_fe
         assert (student / LESSON / f"{LESSON}.ipynb").is_file()
         # each writes their own words in the written answer, so that each page is recognisably theirs
         own = {gid: f"{student.name.title()} answers in their own words." for gid, _ in written}
-        notebooks.write(student_copy(LESSON, replace=own), student / LESSON / f"{LESSON}.ipynb")
+        # Bob takes the course in Brazilian Portuguese (issue 41): the same answers in the edition's lesson, one
+        # assignment, one gradebook.
+        lesson = notebooks.read(editions.lesson_notebook("pt_BR", LESSON)) if student is bob else None
+        notebooks.write(student_copy(LESSON, replace=own, lesson=lesson), student / LESSON / f"{LESSON}.ipynb")
     # Alice hands in on time; the due date passes; Bob hands in late.
     _nbgrader(["submit", LESSON], alice)
     time.sleep(1.5)
@@ -153,7 +156,7 @@ def test_the_instructors_round_trip_through_the_exchange_gradebook_export_and_fe
 
     exported = _export(instructor)
     assert float(exported["alice"]["raw_score"]) == full and float(exported["alice"]["late_submission_penalty"] or 0) == 0
-    assert float(exported["bob"]["raw_score"]) == full, "the automatic scores reach the gradebook"
+    assert float(exported["bob"]["raw_score"]) == full, "the automatic scores reach the gradebook, whatever the edition"
     assert float(exported["bob"]["score"]) == 0, "nbgrader's 'zero' late penalty applies to the late submission"
     assert float(exported["alice"]["max_score"]) == full + sum(points for _, points in written)
 
@@ -180,6 +183,8 @@ def test_the_instructors_round_trip_through_the_exchange_gradebook_export_and_fe
     assert "Alice answers" in pages["alice"] and "Bob" not in pages["alice"]
     assert "your instructor grades it by hand" in pages["alice"], "the page says who grades the written answer"
     assert "Bob answers" in pages["bob"] and "Alice" not in pages["bob"]
+    assert "seu professor a corrige à mão" in pages["bob"] and "grades it by hand" not in pages["bob"], \
+        "Bob's page speaks his edition's language"
 
     # A re-grade of one student (after a hidden-test fix): only their rows move; the manual score stays.
     before = _grade_rows(instructor)

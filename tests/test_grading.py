@@ -30,7 +30,7 @@ from pathlib import Path
 import pytest
 
 from autograder.authoring.variants import local_reference
-from autograder.core import course, notebooks, regions
+from autograder.core import course, editions, notebooks, regions
 from autograder.grading import assignment, compose, scoring
 from autograder.scale import timings
 from autograder.scale.grade import grade, job_folder
@@ -53,8 +53,16 @@ END_TO_END = tuple(name for name in course.assignments() if timings.expected(nam
 assert set(ONE_WRONG) <= set(END_TO_END), "a one-mistake submission is compared with a complete one"
 
 
+# The same one-mistake answers handed in as an edition's lesson (issue 41): graded in the same run, they must score
+# exactly as in English, with a page in the edition's language. One edition and one lesson keep it cheap (one more
+# submission); tests/test_translations.py proves for every assignment that an edition's copy runs the same code.
+EDITION = "pt_BR"
+IN_AN_EDITION = tuple(name for name in ONE_WRONG if name in editions.EDITIONS[EDITION].shipped)
+
+
 def students(name: str) -> tuple[str, ...]:
-    return (("complete",) if name in END_TO_END else ()) + ("blank",) + (("one-wrong",) if name in ONE_WRONG else ())
+    return ((("complete",) if name in END_TO_END else ()) + ("blank",) + (("one-wrong",) if name in ONE_WRONG else ())
+            + ((f"one-wrong-{EDITION}",) if name in IN_AN_EDITION else ()))
 
 
 def _tampered_copy():
@@ -85,6 +93,9 @@ def graded_run(name: str, tmp_path_factory) -> tuple[Path, dict, Path]:
         stub, _ = last_solution_and_its_tests(name)
         copies = {"complete": student_copy(name), "blank": notebooks.read(course.lesson_notebook(name)),
                   "one-wrong": student_copy(name, leave_stub=stub)}
+        if name in IN_AN_EDITION:
+            edition = notebooks.read(editions.lesson_notebook(EDITION, name))
+            copies[f"one-wrong-{EDITION}"] = student_copy(name, leave_stub=stub, lesson=edition)
         copies = {student: nb for student, nb in copies.items() if student in students(name)}
         for student, nb in copies.items():
             notebooks.write(nb, submissions / student / name / f"{name}.ipynb")
@@ -229,6 +240,24 @@ def test_one_wrong_answer_loses_exactly_its_points(graded, name):
             continue
         expected = 0.0 if cell in its_tests else max_score
         assert score == expected, f"{name}/{cell}: scored {score:g}, expected {expected:g}"
+
+
+@pytest.mark.parametrize("name", IN_AN_EDITION)
+def test_an_edition_scores_exactly_as_english_with_feedback_in_its_language(graded, name):
+    """The same answers handed in as the Portuguese lesson: the same assignment, the same score for every cell, and a
+    feedback page in Portuguese (the grader's words; a failed check's ✗ line and hint: test_translations.py) where the
+    English page is English."""
+    out, results, _ = graded
+    cells = _cells(out)
+    english, edition = ("one-wrong", name), (f"one-wrong-{EDITION}", name)
+    assert cells[edition] == cells[english] and results[edition].score == results[english].score
+    assert results[edition].status == results[english].status == GRADED
+    assert any(score < points for score, points in cells[edition].values()), "the mistake costs points in both"
+    page = _visible_text((out / "feedback" / edition[0] / f"{name}.html").read_text(encoding="utf-8"))
+    english_page = _visible_text((out / "feedback" / english[0] / f"{name}.html").read_text(encoding="utf-8"))
+    assert "Corretor:" in page and "ainda não foi feito" in page and "Grader:" not in page   # the stub left
+    assert "Grader:" in english_page and "Corretor:" not in english_page
+    assert "Exercício" in page, "the student's own (Portuguese) markdown is on the page"
 
 
 @pytest.mark.parametrize("name", NAMES)

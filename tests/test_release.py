@@ -6,8 +6,8 @@ import re
 
 import pytest
 
-from autograder.core import course, notebooks
-from autograder.authoring.release import generate
+from autograder.core import course, editions, notebooks
+from autograder.authoring.release import generate, release_editions
 
 MARKERS = re.compile(r"(BEGIN|END) (SOLUTION|HIDDEN TESTS)")
 
@@ -41,11 +41,12 @@ def _outside_markers(source: str) -> list[str]:
 def fresh_release(tmp_path_factory, assignments):
     into = tmp_path_factory.mktemp("release")
     generate(assignments, into)
+    release_editions(assignments, into, list(editions.EDITIONS.values()))   # lessons/<code>/: the shipped editions
     return into
 
 
 def test_every_source_has_a_lesson_and_back(assignments):
-    lessons = sorted(p.name for p in course.LESSONS.iterdir() if p.is_dir())
+    lessons = sorted(p.name for p in course.LESSONS.iterdir() if p.is_dir() and p.name not in editions.EDITIONS)
     assert lessons == assignments, "lessons/ and solutions/ must hold the same assignments: run `python -m autograder release`"
 
 
@@ -65,6 +66,20 @@ def test_release_reproduces_committed_lessons(fresh_release, assignments):
         for rel in produced:
             assert (fresh_release / name / rel).read_bytes() == (course.LESSONS / name / rel).read_bytes(), (
                 f"lessons/{name}/{rel} differs from a fresh release: run `python -m autograder release {name}`")
+
+
+def test_release_reproduces_every_edition(fresh_release):
+    """lessons/<code>/ holds exactly what a fresh release makes of the shipped editions (core/editions.py)."""
+    def files(folder):
+        return sorted(p.relative_to(folder) for p in folder.rglob("*")
+                      if p.is_file() and ".ipynb_checkpoints" not in p.parts) if folder.is_dir() else []
+
+    for code in editions.EDITIONS:
+        produced, committed = files(fresh_release / code), files(course.LESSONS / code)
+        assert produced == committed, f"lessons/{code} holds other files than a fresh release: run `python -m autograder release`"
+        for rel in produced:
+            assert (fresh_release / code / rel).read_bytes() == (course.LESSONS / code / rel).read_bytes(), (
+                f"lessons/{code}/{rel} differs from a fresh release: run `python -m autograder release {rel.parts[0]}`")
 
 
 def test_lessons_hold_no_markers_solutions_or_hidden_tests(assignments):

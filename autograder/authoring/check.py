@@ -11,9 +11,10 @@ from nbclient.exceptions import CellTimeoutError, DeadKernelError
 
 from coursekit.checks import GPU_SKIPPED
 
-from ..core import notebooks, settings
+from ..core import editions, notebooks, settings
 
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
+Words = editions.i18n().Words   # the table's words; said in the notebook's language by ``check`` (autograder.po)
 
 
 @dataclass
@@ -41,23 +42,28 @@ def explain(nb, index: int, message: str | None) -> str | None:
     if not message:
         return message
     if message.startswith("NotImplementedError"):
-        return "not done yet: replace `raise NotImplementedError()` in the exercise above with your code"
+        return Words("not done yet: replace `raise NotImplementedError()` in the exercise above with your code")
     if message.startswith("NameError"):
         # A name is missing because a cell above failed; say which kind of failure it was.
         earlier = _errors_before(nb, index)
         if any("NotImplementedError" in m for m in earlier):
-            return "not done yet: an exercise above still raises NotImplementedError"
+            return Words("not done yet: an exercise above still raises NotImplementedError")
         if earlier:
-            return f"{message}\na cell above failed first, fix it and run again: {earlier[0].splitlines()[0][:200]}"
+            return Words("{message}\na cell above failed first, fix it and run again: {earlier}", message=message,
+                         earlier=earlier[0].splitlines()[0][:200])
     return message
 
 
 def run_checks(path: Path, cell_timeout: int = settings.CELL_TIMEOUT_S) -> tuple[list[CheckRow], float]:
+    import os
+
     nb = notebooks.read_bounded(path)
     client = notebooks.client(nb, path.parent, timeout=cell_timeout)
     start = time.monotonic()
+    # An edition's notebook runs in a kernel that speaks its language (the checks' lines and hints).
+    env = {**os.environ, editions.i18n().LANGUAGE_VARIABLE: editions.notebook_language(nb)}
     try:
-        client.execute()
+        client.execute(env=env)
     except (CellTimeoutError, DeadKernelError) as exc:
         print(f"warning: the run stopped early ({type(exc).__name__}); cells after that count as not run")
     rows = []
@@ -66,25 +72,28 @@ def run_checks(path: Path, cell_timeout: int = settings.CELL_TIMEOUT_S) -> tuple
             continue
         meta = notebooks.grading(cell)
         ran = cell.get("execution_count") is not None
-        message = explain(nb, index, _error_message(cell)) if ran else "not run (the notebook stopped before this cell)"
+        message = explain(nb, index, _error_message(cell)) if ran else Words("not run (the notebook stopped before this cell)")
         skipped = notebooks.is_gpu_test_cell(cell) and GPU_SKIPPED in notebooks.stream_text(cell)
         rows.append(CheckRow(meta["grade_id"], float(meta.get("points", 0)), message is None, message or "", skipped))
     return rows, time.monotonic() - start
 
 
-def format_table(rows: list[CheckRow]) -> str:
+def format_table(rows: list[CheckRow], language: str = "en") -> str:
+    """The table ``check`` prints; its words (not the cells' ids or the kernel's messages) in ``language``."""
+    say = editions.words("autograder", language).words
     width = max([len(r.cell) for r in rows] + [4])
     lines = [f"{'cell':<{width}}  points  result"]
     for r in rows:
         if r.needs_gpu:
-            lines.append(f"{r.cell:<{width}}  {r.points:>6g}  SKIP  needs a GPU runner (not counted here)")
+            lines.append(f"{r.cell:<{width}}  {r.points:>6g}  SKIP  " + say(Words("needs a GPU runner (not counted here)")))
             continue
-        first, *rest = (r.message or "passed").splitlines()
+        first, *rest = (say(r.message) if r.message else "passed").splitlines()
         lines.append(f"{r.cell:<{width}}  {r.points:>6g}  {'PASS' if r.passed else 'FAIL'}  {'' if r.passed else first}")
         lines.extend(f"{'':<{width}}  {'':>6}        {line}" for line in rest if line.strip())
     earned = sum(r.points for r in rows if r.passed)
     total = sum(r.points for r in rows if not r.needs_gpu)
-    lines.append(f"Visible checks: {earned:g} / {total:g} points. Hidden tests run only when the instructor grades.")
+    lines.append(say(Words("Visible checks: {earned:g} / {total:g} points. Hidden tests run only when the instructor "
+                           "grades.", earned=earned, total=total)))
     return "\n".join(lines)
 
 
@@ -99,6 +108,6 @@ def check(path: Path) -> int:
     if not rows:
         print(f"{path.name} has no graded cells.")
         return 0
-    print(format_table(rows))
+    print(format_table(rows, editions.notebook_language(notebooks.read(path))))
     print(f"(ran in {seconds:.1f} s)")
     return 0 if all(r.passed or r.needs_gpu for r in rows) else 1

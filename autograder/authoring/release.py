@@ -6,8 +6,8 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from ..core import course, notebooks, settings
-from . import nbval_tags
+from ..core import course, editions, notebooks, settings
+from . import catalogs, nbval_tags, translate
 from .nbgrader_run import nbgrader, write_config
 
 
@@ -68,13 +68,55 @@ def generate(names: list[str], into: Path) -> dict[str, list[Path]]:
     return written
 
 
-def release(names: list[str] | None = None, into: Path | None = None, tidy: bool = True) -> dict[str, list[Path]]:
+def release_editions(names: list[str], into: Path, chosen: list[editions.Edition],
+                     preview: bool = False) -> dict[str, list[Path]]:
+    """Each chosen edition of the English lessons ``names`` (already released into ``into``), as
+    ``into/<code>/<name>/``: the shipped ones, or with ``preview`` every one the edition translates (core/editions.py).
+    Keyed by "<code>/<name>"."""
+    written: dict[str, list[Path]] = {}
+    for edition in chosen:
+        wanted = edition.targets() if preview else edition.shipped_notebooks()
+        for name in names:
+            if name in wanted:
+                written[f"{edition.code}/{name}"] = translate.write_lesson(edition.code, name, into / name, into)
+    return written
+
+
+def _not_released(names: list[str], chosen: list[editions.Edition]) -> list[str]:
+    """Why a named lesson gets no edition in a chosen language, one line each."""
+    lines = []
+    for edition in chosen:
+        for name in names:
+            if name in edition.targets() and name not in edition.shipped:
+                coverage = catalogs.status(edition, name).coverage
+                lines.append(f"{edition.code}/{name}: in progress ({coverage:.0%} translated), not released; preview it with "
+                             f"--into DIR, or ship it in autograder/core/editions.py once `python -m autograder "
+                             f"translations --check` shows it complete")
+    return lines
+
+
+def release(names: list[str] | None = None, into: Path | None = None, tidy: bool = True,
+            languages: list[str] | None = None) -> dict[str, list[Path]]:
+    """The English lessons ``names`` (default all), then their editions in ``languages`` (default every edition; the
+    shipped lessons, or with ``into`` every one an edition translates, as a preview), then, on a release of the whole
+    course, the shipped editions of the documents."""
+    whole = not names
     names = course.assignments(names)
+    chosen = editions.chosen(languages)
     if tidy:
         for path in tidy_sources(names):
             print(f"tidied {path.relative_to(course.ROOT)} (cell ids, outputs, metadata)")
     written = generate(names, into or course.LESSONS)
-    for name in names:
-        files = written[name]
+    written |= release_editions(names, into or course.LESSONS, chosen, preview=into is not None and bool(languages))
+    for name, files in written.items():
         print(f"{name}: " + (", ".join(str(p.relative_to(p.parents[1])) for p in files) + " updated" if files else "unchanged"))
+    if into is None and languages and not whole:
+        for line in _not_released(names, chosen):
+            print(line)
+    if whole and into is None:
+        for edition in chosen:
+            for document in edition.shipped_documents():
+                changed = translate.write_document(edition.code, document)
+                path = editions.document_path(edition.code, document).relative_to(course.ROOT)
+                print(f"{path}: {'updated' if changed else 'unchanged'}")
     return written

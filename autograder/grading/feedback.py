@@ -29,37 +29,42 @@ import nbformat
 from nbconvert.preprocessors import Preprocessor
 from traitlets import Bool
 
-from ..core import inert, notebooks, regions
+from ..core import editions, inert, notebooks, regions
 from ..core.settings import FAILED, NEEDS_GPU, NOT_RUN, PARTIAL, PASSED
 from .compose import Plan
 from .results import SubmissionResult
 from .rules import error_name
 from .verdicts import NOT_REPORTED, OBSERVATION, CellChecks
 
+Words = editions.i18n().Words
+HIDDEN_CONTEXT = editions.i18n().HIDDEN_CONTEXT
+
+N_ = editions.i18n().N_
 HIDDEN_NOTE = regions.HIDDEN_NOTE
+N_("# (hidden tests ran here; they are not shown)")   # HIDDEN_NOTE, in the catalog for the page's code cells
 VERDICT = "autograder_verdict"   # marks the output that holds the grader's words
-REDACTED = "[a line of the hidden tests was removed here]"
-OUTPUTS_STOP = ("**Outputs below are not shown.** From the first test cell on, the grader's hidden tests were running in "
-                "your notebook's kernel, so nothing the kernel printed or drew after that point reaches this page. "
-                "Each test cell shows the grader's verdict instead; run the notebook yourself to see the outputs.")
+REDACTED = N_("[a line of the hidden tests was removed here]")
+OUTPUTS_STOP = N_("**Outputs below are not shown.** From the first test cell on, the grader's hidden tests were running "
+                  "in your notebook's kernel, so nothing the kernel printed or drew after that point reaches this page. "
+                  "Each test cell shows the grader's verdict instead; run the notebook yourself to see the outputs.")
 MAX_FAILURES_SHOWN = 3
 CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; font-src data:"
 _SCRIPT = re.compile(r"<script\b.*?</script\s*>", re.S | re.I)   # the template's own (MathJax, require.js)
 # What the grader says of an error that stopped a test cell. Only the error's name is read, and only when Python
 # defines it; the kernel's message is never shown.
 _STOPPED_BY = {
-    "NotImplementedError": "an exercise above is not done yet (it still raises NotImplementedError)",
-    "CheckFailed": "one of the visible checks above the hidden tests failed: run this cell in your notebook to see which",
-    "NameError": "a name it uses is not defined: did a cell above fail, or was it not run?",
-    "CellTimeLimit": "it ran past the per-cell time limit and was stopped",
-    "KernelExitBlocked": "the code tried to end the Python process",
-    "MemoryError": "it ran out of memory",
+    "NotImplementedError": N_("an exercise above is not done yet (it still raises NotImplementedError)"),
+    "CheckFailed": N_("one of the visible checks above the hidden tests failed: run this cell in your notebook to see which"),
+    "NameError": N_("a name it uses is not defined: did a cell above fail, or was it not run?"),
+    "CellTimeLimit": N_("it ran past the per-cell time limit and was stopped"),
+    "KernelExitBlocked": N_("the code tried to end the Python process"),
+    "MemoryError": N_("it ran out of memory"),
 }
 
 
 # Under a written answer: the grader gives it no points; the instructor does, in Formgrader.
-WRITTEN_NOTE = ("*Written answer, {points:g} point(s): your instructor grades it by hand. Its points are not in the "
-                "score above until then.*")
+WRITTEN_NOTE = N_("*Written answer, {points:g} point(s): your instructor grades it by hand. Its points are not in the "
+                  "score above until then.*")
 
 
 def strip_hidden(source: str) -> tuple[str, bool]:
@@ -128,28 +133,53 @@ def prepare_for_feedback(nb):
 
 # --- what the page may show ----------------------------------------------------------------------------
 
-def _redact_text(text: str, hidden: list[str]) -> str:
-    return "\n".join(REDACTED if any(h in line for h in hidden) else line for line in text.split("\n"))
+def _redact_text(text: str, hidden: list[str], note: str) -> str:
+    return "\n".join(note if any(h in line for h in hidden) else line for line in text.split("\n"))
 
 
-def _redact_value(value, hidden: list[str]):
+def _redact_value(value, hidden: list[str], note: str):
     if isinstance(value, str):
-        return _redact_text(value, hidden)
+        return _redact_text(value, hidden, note)
     if isinstance(value, list):
-        return [_redact_value(v, hidden) for v in value]
+        return [_redact_value(v, hidden, note) for v in value]
     if isinstance(value, dict):
-        return {k: _redact_value(v, hidden) for k, v in value.items()}
+        return {k: _redact_value(v, hidden, note) for k, v in value.items()}
     return value
 
 
-def redact(nb, hidden: list[str]) -> None:
+def redact(nb, hidden: list[str], note: str = REDACTED) -> None:
     """Cut every line of hidden-test source from every output of ``nb`` (the outputs a page keeps come from cells
     that ran before any hidden test reached the kernel, so this is a second line of defence)."""
     for cell in nb.cells:
         for output in cell.get("outputs", []):
             for key in ("text", "evalue", "traceback", "data"):
                 if key in output:
-                    output[key] = _redact_value(output[key], hidden)
+                    output[key] = _redact_value(output[key], hidden, note)
+
+
+class Voice:
+    """The page's language: the grader's words (translations/<code>/autograder.po) and the names and hints of the
+    assignment's hidden tests (its own catalog, keyed by their English); English where a catalog has no translation."""
+
+    def __init__(self, language: str = "en", assignment: str = ""):
+        self.language = language
+        self.grader = editions.words("autograder", language)
+        self.course = editions.words(assignment, language) if assignment and language != "en" else editions.words("", "en")
+
+    def say(self, message: str, **fields) -> str:
+        """``message`` (Words, or a template with ``fields``) in the page's language."""
+        return self.grader.words(Words(message, **fields) if fields else message)
+
+    def name(self, name: str) -> str:
+        """A check's name; a repeated one ends in " (#k)", which stays."""
+        base, number = re.fullmatch(r"(.*?)((?: \(#\d+\))?)", name, re.S).groups()
+        return self.course.gettext(base, HIDDEN_CONTEXT) + number
+
+    def hint(self, hint: str) -> str:
+        return self.course.gettext(hint, HIDDEN_CONTEXT)
+
+
+ENGLISH = Voice()
 
 
 def _stopped_by(cell) -> str:
@@ -157,45 +187,54 @@ def _stopped_by(cell) -> str:
     if not error:
         return ""
     name = error[0] if error[0] in _STOPPED_BY else error_name([error[0]])
-    return _STOPPED_BY.get(name, f"the code it tests raised {'an error' if name == 'an error' else name}")
+    if name in _STOPPED_BY:
+        return _STOPPED_BY[name]
+    return Words("the code it tests raised {name}", name=name)
 
 
-def verdict_text(status: str, score: float, points: float, judged: CellChecks | None, cell, untrusted: str | None) -> str:
-    """The grader's words for one test cell: its points, what failed and the hints."""
-    head = f"Grader: {score:g} / {points:g} points"
+def verdict_text(status: str, score: float, points: float, judged: CellChecks | None, cell, untrusted: str | None,
+                 voice: Voice = ENGLISH) -> str:
+    """The grader's words for one test cell, in ``voice``'s language: its points, what failed and the hints."""
+    say = voice.say
+    head = say("Grader: {score:g} / {points:g} points", score=score, points=points)
     if status == NEEDS_GPU:
-        return f"Grader: {points:g} points checked on a GPU runner only: not graded here, neither passed nor failed."
+        return say("Grader: {points:g} points checked on a GPU runner only: not graded here, neither passed nor failed.",
+                   points=points)
     if status == NOT_RUN:
-        return f"{head}. This cell did not run: the notebook stopped before it (see the reason at the top of the page)."
+        return say("{head}. This cell did not run: the notebook stopped before it (see the reason at the top of the "
+                   "page).", head=head)
     checks = judged.checks if judged else []
     failed = [c for c in checks if not c.passed]
-    lines = [head + (". Every check of the hidden tests passed." if status == PASSED else ".")]
+    lines = [say("{head}. Every check of the hidden tests passed.", head=head) if status == PASSED else head + "."]
     stopped = _stopped_by(cell)
     if stopped:
-        lines.append(f"The cell stopped with an error: {stopped}.")
+        lines.append(say("The cell stopped with an error: {reason}.", reason=say(stopped)))
     shown = [c for c in failed if not (stopped and c.message == NOT_REPORTED)][:MAX_FAILURES_SHOWN]
     for check in shown:
-        kind = " (an observation)" if check.kind == OBSERVATION else ""
-        lines.append(f"\u2717 {check.name}{kind}: {check.message}.")
+        kind = say(" (an observation)") if check.kind == OBSERVATION else ""
+        lines.append(f"\u2717 {voice.name(check.name)}{kind}: {say(check.message)}.")
         if check.hint:
-            lines.append(f"  Hint: {check.hint}")
+            lines.append("  " + say("Hint: {hint}", hint=voice.hint(check.hint)))
     more = len(failed) - len(shown)
     if more > 0:
-        lines.append(f"{more} more check(s) failed" + (" or never ran" if stopped else "") + ".")
+        lines.append(say("{more} more check(s) failed or never ran." if stopped else "{more} more check(s) failed.",
+                         more=more))
     if checks:
-        lines.append(f"{len(checks) - len(failed)} of {len(checks)} checks passed.")
+        lines.append(say("{passed} of {total} checks passed.", passed=len(checks) - len(failed), total=len(checks)))
     if status == PARTIAL:
-        lines.append("The values are right, so the cell keeps the points they decide; the observation above costs the rest.")
+        lines.append(say("The values are right, so the cell keeps the points they decide; the observation above costs "
+                         "the rest."))
     if untrusted and any(c.kind == OBSERVATION for c in checks):
-        lines.append(f"Its observations were not counted: {untrusted}.")
+        lines.append(say("Its observations were not counted: {why}.", why=untrusted))
     if status == FAILED and not checks and not stopped:
-        lines.append("No check of this cell reported.")
+        lines.append(say("No check of this cell reported."))
     return "\n".join(lines) + "\n"
 
 
 def page_notebook(nb, plan: Plan, result: SubmissionResult, checks: dict[str, CellChecks], untrusted: dict[str, str],
-                  hidden: list[str]):
-    """A copy of the executed notebook ``nb`` holding only what the page may show."""
+                  hidden: list[str], voice: Voice = ENGLISH):
+    """A copy of the executed notebook ``nb`` holding only what the page may show, the grader's words in ``voice``'s
+    language."""
     nb = copy.deepcopy(nb)
     first_test = min((slot.index for slot in plan.tests), default=len(nb.cells))
     scores = {c.cell: c for c in result.cells}
@@ -206,8 +245,8 @@ def page_notebook(nb, plan: Plan, result: SubmissionResult, checks: dict[str, Ce
             slot = slots[index]
             scored = scores[slot.grade_id]
             text = verdict_text(scored.status, scored.score, scored.max_score, checks.get(slot.grade_id), cell,
-                                untrusted.get(slot.grade_id))
-            cell.source = plan.visible.get(slot.grade_id, "")
+                                untrusted.get(slot.grade_id), voice)
+            cell.source = plan.visible.get(slot.grade_id, "").replace(HIDDEN_NOTE, voice.say(HIDDEN_NOTE))
             cell.outputs = [verdict_output(text)]
             meta = notebooks.grading(cell)
             meta["score"], meta["points"] = scored.score, scored.max_score
@@ -218,11 +257,11 @@ def page_notebook(nb, plan: Plan, result: SubmissionResult, checks: dict[str, Ce
             notebooks.grading(cell)["grade"] = False  # the page scores it in words below, not with a score box
         cells.append(cell)
         if written is not None:
-            cells.append(nbformat.v4.new_markdown_cell(WRITTEN_NOTE.format(points=written.max_score)))
+            cells.append(nbformat.v4.new_markdown_cell(voice.say(WRITTEN_NOTE, points=written.max_score)))
         if index == first_test:
-            cells.append(nbformat.v4.new_markdown_cell(OUTPUTS_STOP))
+            cells.append(nbformat.v4.new_markdown_cell(voice.say(OUTPUTS_STOP)))
     nb.cells = cells
-    redact(nb, hidden)
+    redact(nb, hidden, voice.say(REDACTED))
     return nb
 
 
@@ -294,8 +333,10 @@ def _with_policy(page: str) -> str:
 def render_page(nb, plan: Plan, result: SubmissionResult, checks: dict[str, CellChecks], hidden: list[str],
                 untrusted: dict[str, str] | None = None) -> str:
     """The feedback page for one executed notebook (``nb`` is not changed); ``hidden``: the assignment's hidden-test
-    lines (Assignment.hidden_lines), cut from anything the page shows."""
-    nb = page_notebook(nb, plan, result, checks, untrusted or {}, hidden)
+    lines (Assignment.hidden_lines), cut from anything the page shows. The page speaks the language of the edition
+    the student handed in (``metadata.language`` of the submitted notebook, as composed before it ran)."""
+    voice = Voice(editions.notebook_language(plan.nb), result.assignment)
+    nb = page_notebook(nb, plan, result, checks, untrusted or {}, hidden, voice)
     make_inert(nb)
     nb = prepare_for_feedback(nb)
     resources = {"nbgrader": {"student": result.student, "assignment": result.assignment, "notebook": result.assignment,
@@ -304,16 +345,19 @@ def render_page(nb, plan: Plan, result: SubmissionResult, checks: dict[str, Cell
     return _with_policy(body)
 
 
-def problem_page(result: SubmissionResult) -> str:
-    """A short feedback page for a submission that could not be graded normally."""
+def problem_page(result: SubmissionResult, language: str = "en") -> str:
+    """A short feedback page for a submission that could not be graded normally (``language``: the edition's, when
+    the notebook could be read)."""
+    say = Voice(language).say
     rows = "".join(f"<tr><td>{html.escape(c.cell)}</td><td>{c.score:g} / {c.max_score:g}</td>"
                    f"<td>{html.escape(c.status)}</td></tr>" for c in result.cells)
+    head = "".join(f"<th>{html.escape(say(label))}</th>" for label in (N_("graded cell"), N_("points"), N_("status")))
     return (
         f"<!DOCTYPE html><html><head><meta charset='utf-8'>"
         f'<meta http-equiv="Content-Security-Policy" content="{CSP}" />'
         f"<title>{html.escape(result.assignment)}</title></head><body>"
         f"<h1>{html.escape(result.assignment)}: {html.escape(result.status)}</h1>"
-        f"<p>{html.escape(result.reason)}</p>"
-        f"<p>Score: {result.score:g} / {result.max_score:g}</p>"
-        f"<table><tr><th>graded cell</th><th>points</th><th>status</th></tr>{rows}</table></body></html>\n"
+        f"<p>{html.escape(say(result.reason))}</p>"
+        f"<p>{html.escape(say('Score: {score:g} / {points:g}', score=result.score, points=result.max_score))}</p>"
+        f"<table><tr>{head}</tr>{rows}</table></body></html>\n"
     )

@@ -24,6 +24,12 @@ from typing import Any, Callable
 
 import torch
 
+from ..core.editions import i18n
+
+# The grader's words are Words: English everywhere (CSV, logs, tests), and said again in the student's language by
+# the feedback page (feedback.py), from the autograder catalog (translations/<code>/autograder.po).
+Words = i18n().Words
+
 Rule = Callable[..., "str | None"]
 SHOWN_VALUES = 3          # numbers of a tensor shown in a message
 
@@ -106,7 +112,7 @@ def error_name(mro: tuple[str, ...] | list[str]) -> str:
     for name in mro:
         if isinstance(getattr(builtins, name, None), type) or name in ("CheckFailed", "OutOfMemoryError"):
             return name
-    return "an error"
+    return Words("an error")
 
 
 def _shape(shape: list[int]) -> str:
@@ -114,7 +120,7 @@ def _shape(shape: list[int]) -> str:
 
 
 def _float_text(v: Any) -> str:
-    return v if isinstance(v, str) else f"{v:.6g}"
+    return str(v) if isinstance(v, str) else f"{v:.6g}"   # a value: never translated
 
 
 def describe(enc: dict, *, show: bool) -> str:
@@ -125,61 +131,69 @@ def describe(enc: dict, *, show: bool) -> str:
     if t == "bool":
         return str(enc["v"])
     if t == "int":
-        return f"the int {enc['v']}"
+        return Words("the int {value}", value=str(enc["v"]))
     if t in ("float", "numpy_scalar"):
-        kind = "float" if t == "float" else f"NumPy {enc.get('dtype', 'number')}"
-        return f"the {kind} {_float_text(enc['v'])}"
+        if t == "float":
+            return Words("the float {value}", value=_float_text(enc["v"]))
+        return Words("the NumPy {dtype} {value}", dtype=str(enc.get("dtype", "number")), value=_float_text(enc["v"]))
     if t == "str":
-        return f"the string {enc['v'][:80]!r}" if show else f"a string ({enc.get('length', 0)} characters)"
+        return Words("the string {text}", text=repr(enc["v"][:80])) if show else \
+            Words("a string ({length} characters)", length=enc.get("length", 0))
     if t == "tensor":
-        return f"a {enc['dtype']} tensor of shape {_shape(enc['shape'])} on {enc['device']}"
+        return Words("a {dtype} tensor of shape {shape} on {device}", dtype=str(enc["dtype"]), shape=_shape(enc["shape"]),
+                     device=str(enc["device"]))
     if t == "ndarray":
-        return f"a NumPy array of shape {_shape(enc['of']['shape'])}"
+        return Words("a NumPy array of shape {shape}", shape=_shape(enc["of"]["shape"]))
     if t == "tensor_subclass":
-        return "a tensor subclass (return a plain torch.Tensor)"
+        return Words("a tensor subclass (return a plain torch.Tensor)")
     if t == "dtype":
         return f"torch.{enc['v']}"
     if t == "device":
-        return f"the device {enc['v']!r}"
+        return Words("the device {device}", device=repr(enc["v"]))
     if t == "size":
         return f"torch.Size({enc['v']})"
     if t in ("list", "tuple"):
-        return f"a {t} of {enc.get('length', len(enc['items']))} items"
+        return Words("a list of {n} items" if t == "list" else "a tuple of {n} items",
+                     n=enc.get("length", len(enc["items"])))
     if t == "dict":
         if show:
             keys = [describe(k, show=True) for k, _ in enc["items"]][:6]
-            return f"a dict with keys {', '.join(keys)}"
-        return f"a dict of {enc.get('length', len(enc['items']))} items"
+            return Words("a dict with keys {keys}", keys=", ".join(keys))
+        return Words("a dict of {n} items", n=enc.get("length", len(enc["items"])))
     if t == "raised":
-        return f"an error ({error_name(enc.get('mro', ()))})"
+        return Words("an error ({name})", name=error_name(enc.get("mro", ())))
     if t == "module":
-        return f"a {enc['class']} module" if enc.get("class") else "an nn.Module"
+        return Words("a {name} module", name=str(enc["class"])) if enc.get("class") else Words("an nn.Module")
     if t == "other":
-        return f"a {enc['class']}" if enc.get("class") and show else "an object of another type"
-    return "a value the grader cannot read"
+        return Words("a {name}", name=str(enc["class"])) if enc.get("class") and show else Words("an object of another type")
+    return Words("a value the grader cannot read")
 
 
 # --- the library -----------------------------------------------------------------------------------------
 
 def _where(path: str) -> str:
-    return f" (at {path})" if path else ""
+    return Words(" (at {path})", path=path) if path else ""
 
 
 def _compare_tensors(got: dict, ref: dict, path: str, rtol: float, atol: float, dtype: bool, grad: bool,
                      values: bool) -> str | None:
     if got["shape"] != ref["shape"]:
-        return f"expected shape {_shape(ref['shape'])}, got {_shape(got['shape'])}{_where(path)}"
+        return Words("expected shape {expected}, got {got}{where}", expected=_shape(ref["shape"]), got=_shape(got["shape"]),
+                     where=_where(path))
     if dtype and got["dtype"] != ref["dtype"]:
-        return f"expected dtype {ref['dtype']}, got {got['dtype']}{_where(path)}"
+        return Words("expected dtype {expected}, got {got}{where}", expected=str(ref["dtype"]), got=str(got["dtype"]),
+                     where=_where(path))
     if got["device"] != ref["device"]:
-        return f"expected a tensor on {ref['device']}, got one on {got['device']}{_where(path)}"
+        return Words("expected a tensor on {expected}, got one on {got}{where}", expected=str(ref["device"]),
+                     got=str(got["device"]), where=_where(path))
     if grad and (got["requires_grad"] or got["graph"]) != (ref["requires_grad"] or ref["graph"]):
-        wanted = "to carry its autograd graph" if ref["requires_grad"] or ref["graph"] else "to carry no autograd graph (detached)"
-        return f"expected the tensor {wanted}{_where(path)}"
+        if ref["requires_grad"] or ref["graph"]:
+            return Words("expected the tensor to carry its autograd graph{where}", where=_where(path))
+        return Words("expected the tensor to carry no autograd graph (detached){where}", where=_where(path))
     if not values or "data" not in ref:
         return None
     if got.get("too_large") or "data" not in got:
-        return f"the tensor's values could not be read{_where(path)}"
+        return Words("the tensor's values could not be read{where}", where=_where(path))
     a, e = tensor_of(got), tensor_of(ref)
     if a.numel() == 0:
         return None
@@ -199,16 +213,23 @@ def _compare_tensors(got: dict, ref: dict, path: str, rtol: float, atol: float, 
     wrong = int((~torch.isclose(a64, e64, rtol=rtol, atol=atol, equal_nan=True)).sum()) if not exact else int((a64 != e64).sum())
     shown = ", ".join(_float_text(float(x)) for x in e.flatten()[:SHOWN_VALUES].double().real)
     got_shown = ", ".join(_float_text(float(x)) for x in a.flatten()[:SHOWN_VALUES].double().real)
-    tolerance = "exactly" if exact else f"within rtol={rtol:g}, atol={atol:g}"
-    return (f"{wrong} of {a.numel()} values differ{_where(path)} (compared {tolerance}); the largest difference is at "
-            f"flat index {worst}: got {_float_text(float(a64.flatten()[worst].real))}, expected "
-            f"{_float_text(float(e64.flatten()[worst].real))}. First values expected: {shown}; got: {got_shown}")
+    tolerance = Words("exactly") if exact else Words("within rtol={rtol}, atol={atol}", rtol=f"{rtol:g}", atol=f"{atol:g}")
+    return Words("{wrong} of {n} values differ{where} (compared {tolerance}); the largest difference is at flat index "
+                 "{worst}: got {got}, expected {expected}. First values expected: {shown}; got: {got_shown}",
+                 wrong=wrong, n=a.numel(), where=_where(path), tolerance=tolerance, worst=worst,
+                 got=_float_text(float(a64.flatten()[worst].real)), expected=_float_text(float(e64.flatten()[worst].real)),
+                 shown=shown, got_shown=got_shown)
+
+
+def _expected(ref: dict, got: dict, path: str) -> str:
+    return Words("expected {expected}, got {got}{where}", expected=describe(ref, show=True), got=describe(got, show=False),
+                 where=_where(path))
 
 
 def _compare(got: dict, ref: dict, path: str, **how) -> str | None:
     gt, rt = got.get("t"), ref.get("t")
     if gt != rt:
-        return f"expected {describe(ref, show=True)}, got {describe(got, show=False)}{_where(path)}"
+        return _expected(ref, got, path)
     values = how["values"]
     if rt == "tensor":
         return _compare_tensors(got, ref, path, **how)
@@ -216,7 +237,7 @@ def _compare(got: dict, ref: dict, path: str, **how) -> str | None:
         return _compare_tensors(got["of"], ref["of"], path, **how)
     if rt in ("list", "tuple"):
         if got.get("length") != ref.get("length"):
-            return f"expected {describe(ref, show=True)}, got {describe(got, show=False)}{_where(path)}"
+            return _expected(ref, got, path)
         for k, (g, r) in enumerate(zip(got["items"], ref["items"])):
             found = _compare(g, r, f"{path}[{k}]", **how)
             if found:
@@ -226,7 +247,7 @@ def _compare(got: dict, ref: dict, path: str, **how) -> str | None:
         ref_keys = [json_key(k) for k, _ in ref["items"]]
         got_items = {json_key(k): v for k, v in got["items"]}
         if sorted(ref_keys) != sorted(got_items) or got.get("length") != ref.get("length"):
-            return f"expected {describe(ref, show=True)}, got {describe(got, show=False)}{_where(path)}"
+            return _expected(ref, got, path)
         for (k, r), key in zip(ref["items"], ref_keys):
             found = _compare(got_items[key], r, f"{path}[{describe(k, show=True)}]", **how)
             if found:
@@ -234,25 +255,26 @@ def _compare(got: dict, ref: dict, path: str, **how) -> str | None:
         return None
     if rt == "module":
         if got.get("class") != ref.get("class"):
-            return f"expected {describe(ref, show=True)}, got {describe(got, show=False)}{_where(path)}"
+            return _expected(ref, got, path)
         return _compare(got["state"], ref["state"], f"{path}.state_dict()", **how)
     if rt == "raised":
         name = error_name(ref.get("mro", ()))
         if ref["mro"][0] not in got.get("mro", ()):
-            return f"expected an error ({name}), got {describe(got, show=False)}{_where(path)}"
+            return Words("expected an error ({name}), got {got}{where}", name=name, got=describe(got, show=False),
+                         where=_where(path))
         return None
     if rt == "other":
         return None if got.get("class") == ref.get("class") else \
-            f"expected {describe(ref, show=True)}, got {describe(got, show=False)}{_where(path)}"
+            _expected(ref, got, path)
     if not values and rt in ("float", "int", "bool", "str", "numpy_scalar"):
         return None
     if rt in ("float", "numpy_scalar"):
         g, r = float(got["v"]), float(ref["v"])
         if (math.isnan(g) and math.isnan(r)) or g == r or math.isclose(g, r, rel_tol=how["rtol"], abs_tol=how["atol"]):
             return None
-        return f"expected {describe(ref, show=True)}, got {describe(got, show=False)}{_where(path)}"
+        return _expected(ref, got, path)
     if got.get("v") != ref.get("v") or got.get("index") != ref.get("index"):
-        return f"expected {describe(ref, show=True)}, got {describe(got, show=False)}{_where(path)}"
+        return _expected(ref, got, path)
     return None
 
 
@@ -273,31 +295,32 @@ def like(got: dict, ref: dict) -> str | None:
 def accuracy(got: dict, ref: dict, at_least: float) -> str | None:
     """The student's predictions (``got``'s first item) against the reference's labels (``ref``'s second)."""
     if got.get("t") != "list" or len(got.get("items", ())) != 2:
-        return "the predictions could not be read"
+        return Words("the predictions could not be read")
     predictions, labels = got["items"][0], ref["items"][1]
     if predictions.get("t") != "tensor" or "data" not in predictions:
-        return f"expected a tensor of predicted classes, got {describe(predictions, show=False)}"
+        return Words("expected a tensor of predicted classes, got {got}", got=describe(predictions, show=False))
     if predictions["shape"] != labels["shape"]:
-        return f"expected {labels['shape'][0] if labels['shape'] else 1} predictions (shape {_shape(labels['shape'])}), " \
-               f"got shape {_shape(predictions['shape'])}"
+        return Words("expected {n} predictions (shape {shape}), got shape {got}", n=labels["shape"][0] if labels["shape"] else 1,
+                     shape=_shape(labels["shape"]), got=_shape(predictions["shape"]))
     right = (tensor_of(predictions).long() == tensor_of(labels).long()).double()
     share = float(right.mean()) if right.numel() else 0.0
     if share >= at_least:
         return None
-    return f"{share:.1%} of {right.numel()} predictions are right; at least {at_least:.0%} are needed"
+    return Words("{share:.1%} of {n} predictions are right; at least {needed:.0%} are needed", share=share, n=right.numel(),
+                 needed=at_least)
 
 
 def raises(got: dict, ref: dict, words: list[str] = ()) -> str | None:
     """The student's code raised the reference's error (or a subclass), with one of ``words`` in its message."""
     if ref.get("t") != "raised":
-        return "the reference run raised no error here: the test is wrong (tell your instructor)"
+        return Words("the reference run raised no error here: the test is wrong (tell your instructor)")
     name = error_name(ref["mro"])
     if got.get("t") != "raised":
-        return f"expected an error ({name}), but the code returned {describe(got, show=False)}"
+        return Words("expected an error ({name}), but the code returned {got}", name=name, got=describe(got, show=False))
     if ref["mro"][0] not in got.get("mro", ()):
-        return f"expected an error of type {name}, got {describe(got, show=False)}"
+        return Words("expected an error of type {name}, got {got}", name=name, got=describe(got, show=False))
     if words and not any(w in got.get("message", "").lower() for w in words):
-        return f"the {name} should say what is wrong, mentioning {words[0]!r}"
+        return Words("the {name} should say what is wrong, mentioning {word}", name=name, word=repr(words[0]))
     return None
 
 
@@ -317,15 +340,17 @@ def _numbers(enc: dict) -> torch.Tensor | None:
 def _bounded(got: dict, low: float | None, high: float | None) -> str | None:
     values = _numbers(got)
     if values is None:
-        return f"expected numbers, got {describe(got, show=False)}"
-    bounds = f"at least {low:g}" if high is None else f"at most {high:g}" if low is None else f"between {low:g} and {high:g}"
+        return Words("expected numbers, got {got}", got=describe(got, show=False))
+    bounds = Words("at least {low}", low=f"{low:g}") if high is None else Words("at most {high}", high=f"{high:g}") \
+        if low is None else Words("between {low} and {high}", low=f"{low:g}", high=f"{high:g}")
     bad = torch.isnan(values) | (values < low if low is not None else False) | (values > high if high is not None else False)
     if not bool(bad.any()):
         return None
     worst = values[bad][0].item()
-    where = "" if values.numel() == 1 else f" ({int(bad.sum())} of {values.numel()} values are not; one is {_float_text(worst)})"
-    return f"expected {'a number' if values.numel() == 1 else 'every value'} {bounds}" + (
-        where or f", got {_float_text(worst)}")
+    if values.numel() == 1:
+        return Words("expected a number {bounds}, got {got}", bounds=bounds, got=_float_text(worst))
+    return Words("expected every value {bounds} ({bad} of {n} values are not; one is {worst})", bounds=bounds,
+                 bad=int(bad.sum()), n=values.numel(), worst=_float_text(worst))
 
 
 def at_least(got: dict, ref: dict, low: float) -> str | None:
@@ -344,9 +369,9 @@ def finite(got: dict, ref: dict) -> str | None:
     """Every value is a finite number (no inf or NaN)."""
     values = _numbers(got)
     if values is None:
-        return f"expected numbers, got {describe(got, show=False)}"
+        return Words("expected numbers, got {got}", got=describe(got, show=False))
     bad = int((~torch.isfinite(values)).sum())
-    return None if not bad else f"{bad} of {values.numel()} values are inf or NaN"
+    return None if not bad else Words("{bad} of {n} values are inf or NaN", bad=bad, n=values.numel())
 
 
 def logits(got: dict, ref: dict) -> str | None:
@@ -354,33 +379,33 @@ def logits(got: dict, ref: dict) -> str | None:
     and not rows of log-probabilities (logsumexp 0)."""
     items = got["items"] if got.get("t") in ("list", "tuple") else [got]
     if not items:
-        return "nothing was recorded (the code never called what the test watches)"
+        return Words("nothing was recorded (the code never called what the test watches)")
     for item in items:
         if item.get("t") != "tensor" or "data" not in item:
-            return f"expected a tensor of scores, got {describe(item, show=False)}"
+            return Words("expected a tensor of scores, got {got}", got=describe(item, show=False))
         out = tensor_of(item).detach().double()
         rows = out.reshape(-1, out.shape[-1]) if out.dim() > 1 else out.reshape(1, -1)
         if rows.numel() == 0:
             continue
         if bool(((rows >= 0) & (rows <= 1)).all()) and torch.allclose(rows.sum(-1), torch.ones(rows.shape[0], dtype=rows.dtype), atol=1e-3):
-            return "the scores look like probabilities: every row is in [0, 1] and sums to 1 (a softmax too many)"
+            return Words("the scores look like probabilities: every row is in [0, 1] and sums to 1 (a softmax too many)")
         if bool((rows <= 0).all()) and torch.allclose(rows.logsumexp(-1), torch.zeros(rows.shape[0], dtype=rows.dtype), atol=1e-3):
-            return "the scores look like log-probabilities: every row's logsumexp is 0 (a log_softmax too many)"
+            return Words("the scores look like log-probabilities: every row's logsumexp is 0 (a log_softmax too many)")
     return None
 
 
 def reproducible(got: dict, ref: dict) -> str | None:
     """``testing.reproducibility``: the same seed twice gives the same result, another seed another one."""
     if got.get("t") != "dict":
-        return f"expected the three runs, got {describe(got, show=False)}"
+        return Words("expected the three runs, got {got}", got=describe(got, show=False))
     runs = {json_key(k)[4:]: v for k, v in got["items"]}
     if set(runs) != {"first", "again", "other_seed"}:
-        return "the three runs could not be read"
+        return Words("the three runs could not be read")
     if same(runs["again"], runs["first"], rtol=0.0, atol=0.0):
-        return "the same seed gave different results once the global random state changed: draw every random number " \
-               "from the generator (or seed) you were given"
+        return Words("the same seed gave different results once the global random state changed: draw every random "
+                     "number from the generator (or seed) you were given")
     if same(runs["other_seed"], runs["first"], rtol=0.0, atol=0.0) is None:
-        return "another seed gave the same result: the seed is not used"
+        return Words("another seed gave the same result: the seed is not used")
     return None
 
 
@@ -392,11 +417,13 @@ def generated(got: dict, ref: dict, compare: str = "same", state: bool = False, 
     compared with the reference's by ``compare``; the failure reported is the one on the smallest input, described
     in the reference run's words (the student's run sends its own descriptions, which are never read)."""
     if compare not in GENERATED_COMPARISONS:
-        return f"the test names a comparison the grader does not know ({compare!r}): tell your instructor"
+        return Words("the test names a comparison the grader does not know ({compare}): tell your instructor",
+                     compare=repr(compare))
     expected = ref.get("draws") or []
     draws = got.get("draws") if got.get("t") == "generated" else None
     if not isinstance(draws, list) or len(draws) != len(expected):
-        return f"the results of the {len(expected)} generated inputs could not be read (the code under test stopped early?)"
+        return Words("the results of the {count} generated inputs could not be read (the code under test stopped early?)",
+                     count=len(expected))
     rule, failures = LIBRARY[compare], []
     for k, (mine, theirs) in enumerate(zip(draws, expected)):
         message = rule(mine.get("result") or {}, theirs["result"], **params)
@@ -404,14 +431,15 @@ def generated(got: dict, ref: dict, compare: str = "same", state: bool = False, 
             changed = same(mine.get("state") or {}, theirs["state"], rtol=params.get("rtol", 1e-5),
                            atol=params.get("atol", 1e-8))
             if changed:
-                message = f"the arguments are not left as the solution leaves them: {changed.replace('(at [', '(at argument [')}"
+                message = Words("the arguments are not left as the solution leaves them: {difference}", difference=changed)
         if message:
             failures.append((float(theirs.get("size", 0.0)), k, message))
     if not failures:
         return None
     _, k, message = min(failures)
-    return (f"{len(failures)} of {len(expected)} generated inputs give another result than the solution's. "
-            f"The smallest of them: {expected[k]['input']}. There, {message}")
+    return Words("{failing} of {count} generated inputs give another result than the solution's. The smallest of them: "
+                 "{input}. There, {difference}", failing=len(failures), count=len(expected), input=expected[k]["input"],
+                 difference=message)
 
 
 LIBRARY: dict[str, Rule] = {"same": same, "like": like, "accuracy": accuracy, "raises": raises, "at_least": at_least,

@@ -21,6 +21,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..core import editions
 from ..core.settings import ERROR, GRADED, INCOMPLETE
 from . import assignment, compose, feedback, intake, reference, runner, scoring, verdicts
 from .assignment import Assignment
@@ -74,12 +75,12 @@ def write_page(ctx: Context, result: SubmissionResult, page: str) -> None:
 
 
 def problem(ctx: Context, student: str, assignment: str, status: str, reason: str, seconds: float = 0.0,
-            flags: list[str] | None = None) -> SubmissionResult:
+            flags: list[str] | None = None, language: str = "en") -> SubmissionResult:
     """The row, cells and short page of a submission that could not be graded normally."""
     task = ctx.assignment(assignment)
     result = SubmissionResult(student, assignment, status, reason, seconds, scoring.blank(task.test_points, ctx.runner)
                               + scoring.written(task.written), list(flags or []), ctx.sandbox_label)
-    write_page(ctx, result, feedback.problem_page(result))
+    write_page(ctx, result, feedback.problem_page(result, language))
     return result
 
 
@@ -104,12 +105,13 @@ def grade_submission(ctx: Context, student: str, assignment: str, folder: Path) 
 
             shutil.rmtree(private, ignore_errors=True)
     flags = repairs + plan.flags
+    language = editions.notebook_language(plan.nb)   # the edition handed in: the words of its page, nothing else
     if run.failure:
-        return problem(ctx, student, assignment, ERROR, run.failure, time.monotonic() - start, flags)
+        return problem(ctx, student, assignment, ERROR, run.failure, time.monotonic() - start, flags, language)
     report, executed = run.report, run.executed
     if report.error:
         return problem(ctx, student, assignment, ERROR, f"the notebook's kernel could not start: {report.error}",
-                       time.monotonic() - start, flags)
+                       time.monotonic() - start, flags, language)
     ref = ctx.reference(assignment)
     checks = verdicts.judge(ref.records, report.channel, ref.rules)
     outcome = scoring.score(plan, executed, report, ctx.runner, checks)
@@ -121,7 +123,7 @@ def grade_submission(ctx: Context, student: str, assignment: str, folder: Path) 
         page = feedback.render_page(executed, plan, result, checks, task.hidden_lines(), outcome.untrusted)
     except Exception as error:  # the grade stands; say why the page is the short one
         result.reason = "; ".join(filter(None, [result.reason, f"the feedback page could not be rendered ({type(error).__name__})"]))
-        page = feedback.problem_page(result)
+        page = feedback.problem_page(result, language)
     write_page(ctx, result, page)
     result.seconds = time.monotonic() - start
     return result

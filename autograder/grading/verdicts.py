@@ -20,12 +20,13 @@ from dataclasses import dataclass, field
 from coursekit.hidden import OWN_WORK   # the kind of record a course answer sends (coursekit/answers.py)
 
 from . import rules as library
+from .rules import Words
 
 VALUE, OBSERVATION = "value", "observation"
-NOT_REPORTED = "this check never reported: the cell stopped before it (an error in the code it tests?)"
-OWN_WORK_CHECK = "the answer is the student's own code"
-OWN_WORK_HINT = ("write this exercise's code yourself: the course package's version of it may be used in later lessons, "
-                 "not handed in here.")
+NOT_REPORTED = Words("this check never reported: the cell stopped before it (an error in the code it tests?)")
+OWN_WORK_CHECK = Words("the answer is the student's own code")
+OWN_WORK_HINT = Words("write this exercise's code yourself: the course package's version of it may be used in later "
+                      "lessons, not handed in here.")
 
 
 @dataclass
@@ -87,12 +88,13 @@ def judge(reference: list[dict], student: list[dict], cell_rules: dict[str, dict
             continue
         rule = cell_rules.get(cell, {}).get(ref.get("rule")) or library.LIBRARY.get(ref.get("rule"))
         if rule is None:
-            check.message = f"the test names a rule the grader does not know ({ref.get('rule')!r}): tell your instructor"
+            check.message = Words("the test names a rule the grader does not know ({rule}): tell your instructor",
+                                  rule=repr(ref.get("rule")))
             continue
         try:
             message = rule(got["value"], ref["value"], **(ref.get("params") or {}))
         except Exception as error:  # a malformed record of the student's: it fails, the grading goes on
-            message = f"the value sent could not be judged ({type(error).__name__})"
+            message = Words("the value sent could not be judged ({error})", error=type(error).__name__)
         check.passed, check.message = message is None, message or ""
     for record in records_of(student):
         if record.get("kind") == OWN_WORK and (cells is None or record["cell"] in cells) and record["cell"] in judged:
@@ -100,12 +102,14 @@ def judge(reference: list[dict], student: list[dict], cell_rules: dict[str, dict
     return judged
 
 
-def own_work_message(record: dict) -> str:
+def own_work_message(record: dict) -> Words:
     """The grader's words for a course answer that did a cell's work; it names the answer only if the name is one of
     the course's (the kernel chose it from that list, so nothing of the kernel's own making is shown)."""
     from coursekit.answers import REGISTRY
 
     value = record.get("value") or {}
     name = value.get("v") if value.get("t") == "str" else None
-    what = f"the course's own {name}" if name in REGISTRY else "the course's own answer to this exercise"
-    return f"the code tested here called {what}, which does this exercise's work: no points for handing it in"
+    if name in REGISTRY:
+        return Words("the code tested here called the course's own {name}, which does this exercise's work: no points "
+                     "for handing it in", name=name)
+    return Words("the code tested here called the course's own answer to this exercise: no points for handing it in")

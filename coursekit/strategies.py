@@ -227,6 +227,12 @@ def describe(value: Any, depth: int = 0) -> str:
     if isinstance(value, nn.Module):
         kinds = [type(m).__name__ for m in value.modules() if not list(m.children())]
         return f"a model ({' -> '.join(kinds)}) in {'train' if value.training else 'eval'}() mode"
+    if isinstance(value, torch.optim.Optimizer):
+        rates = ", ".join(f"{group['lr']:g}" for group in value.param_groups)
+        groups = len(value.param_groups)
+        return f"a {type(value).__name__} optimizer, {groups} parameter group{'s' if groups > 1 else ''} (lr {rates})"
+    if isinstance(value, torch.optim.lr_scheduler.LRScheduler):
+        return f"a {type(value).__name__} schedule"
     if isinstance(value, (list, tuple)):
         inner = ", ".join(describe(v, depth + 1) for v in list(value)[:6]) + (", ..." if len(value) > 6 else "")
         return ("[" + inner + "]") if isinstance(value, list) else ("(" + inner + ("," if len(value) == 1 else "") + ")")

@@ -175,9 +175,22 @@ def _jupyter_server_extension_points():
     return [{"module": "courselab"}]
 
 
+_TRUSTED = "courselab_trusted_code"   # the settings key of the instructor set-up's page policy (page_policy.Trusted)
+
+
 def _load_jupyter_server_extension(serverapp) -> None:
     from . import page_policy, validate
 
     validate.add_handlers(serverapp)
     if serverapp.jpserver_extensions.get("nbgrader.server_extensions.formgrader"):   # the instructor set-up
-        page_policy.add_to(serverapp)
+        serverapp.web_app.settings[_TRUSTED] = page_policy.add_to(serverapp)
+
+
+async def _start_jupyter_server_extension(serverapp) -> None:
+    # Called once every extension has loaded: nbgrader's Formgrader (loaded after courselab, by name) has put its
+    # renderers in the settings, which the course's replace; JupyterLab's templates are known.
+    from . import page_policy
+
+    trusted = serverapp.web_app.settings.get(_TRUSTED)
+    if trusted is not None:
+        page_policy.start(serverapp, trusted)

@@ -13,6 +13,10 @@ WRONG = {
             "def grad_at(f, x):\n"
             "    leaf = x.detach().reshape(-1).clone().requires_grad_()\n"
             "    f(leaf.reshape(x.shape)).backward()\n    return leaf.grad\n",
+            # view(-1) for the flat leaf: right for a contiguous x, an error for an x that is a view with other strides.
+            "def grad_at(f, x):\n"
+            "    flat = x.detach().view(-1).clone().requires_grad_()\n"
+            "    f(flat.view(x.shape)).backward()\n    return flat.grad.view(x.shape)\n",
         ],
         "dtype": [
             # .float() on the way: a float64 x gets a float32 gradient.
@@ -101,6 +105,10 @@ WRONG = {
             "def grad_over_batches(loss_fn, w, batches):\n"
             "    w.grad = None\n    full = [(x, y) for x, y in batches if len(x) == len(batches[0][0])]\n"
             "    for x, y in full:\n        (loss_fn(w, x, y) / len(full)).backward()\n    return w.grad\n",
+            # Counts the examples as if only the last batch could be smaller: wrong when a smaller batch comes earlier.
+            "def grad_over_batches(loss_fn, w, batches):\n"
+            "    w.grad = None\n    total = len(batches[0][0]) * (len(batches) - 1) + len(batches[-1][0])\n"
+            "    for x, y in batches:\n        (loss_fn(w, x, y) * len(x) / total).backward()\n    return w.grad\n",
         ],
     },
     "predict-without-graph": {
@@ -117,6 +125,13 @@ WRONG = {
             "def predict_without_graph(model_fn, x):\n    torch.no_grad()\n    return model_fn(x)\n",
             # Detaches the input, but the parameters still require grad.
             "def predict_without_graph(model_fn, x):\n    return model_fn(x.detach())\n",
+        ],
+        "modes": [
+            # Switches a module to eval() "because it is a prediction": the words ask for model_fn(x) as the model
+            # stands, and the model's mode (and BatchNorm's statistics) change.
+            "def predict_without_graph(model_fn, x):\n"
+            "    if isinstance(model_fn, torch.nn.Module):\n        model_fn.eval()\n"
+            "    with torch.no_grad():\n        return model_fn(x)\n",
         ],
     },
     "numerical-gradient": {
@@ -209,6 +224,10 @@ WRONG = {
             "def gradient_check(f, x):\n"
             "    p = x.detach().double()\n    a, n = grad_at(f, p), numerical_gradient(f, p)\n"
             "    return ((a - n).abs() / torch.maximum(a.abs(), n.abs()).clamp_min(1e-12)).max().item()\n",
+            # One ratio, the largest difference over the largest denominator, instead of the largest ratio elementwise.
+            "def gradient_check(f, x):\n"
+            "    p = x.detach().double()\n    a, n = grad_at(f, p), numerical_gradient(f, p)\n"
+            "    return ((a - n).abs().max() / (a.abs() + n.abs()).max().clamp_min(1e-12)).item()\n",
             # Returns a tensor, not a float.
             "def gradient_check(f, x):\n"
             "    p = x.detach().double()\n    a, n = grad_at(f, p), numerical_gradient(f, p)\n"
@@ -337,6 +356,10 @@ RIGHT = {
             "def predict_without_graph(model_fn, x):\n"
             "    @torch.no_grad()\n    def run(inputs):\n        return model_fn(inputs)\n    return run(x)\n",
             "def predict_without_graph(model_fn, x):\n    with torch.set_grad_enabled(False):\n        out = model_fn(x)\n    return out\n",
+            # Tracking switched off and on again by hand.
+            "def predict_without_graph(model_fn, x):\n"
+            "    torch.set_grad_enabled(False)\n    try:\n        return model_fn(x)\n    finally:\n"
+            "        torch.set_grad_enabled(True)\n",
         ],
     },
     "numerical-gradient": {

@@ -115,6 +115,11 @@ WRONG = {
         "values": [
             # Turns the scores into probabilities on the way: not what model_fn returns.
             "def predict_without_graph(model_fn, x):\n    with torch.no_grad():\n        return torch.sigmoid(model_fn(x))\n",
+            # Switches a module to eval() "because it is a prediction": the words ask for model_fn(x) as the model
+            # stands, and the model's mode (and BatchNorm's statistics) change.
+            "def predict_without_graph(model_fn, x):\n"
+            "    if isinstance(model_fn, torch.nn.Module):\n        model_fn.eval()\n"
+            "    with torch.no_grad():\n        return model_fn(x)\n",
         ],
         "grad": [
             # Builds the graph, then detaches: same result, but tracking was on while the model ran.
@@ -125,13 +130,6 @@ WRONG = {
             "def predict_without_graph(model_fn, x):\n    torch.no_grad()\n    return model_fn(x)\n",
             # Detaches the input, but the parameters still require grad.
             "def predict_without_graph(model_fn, x):\n    return model_fn(x.detach())\n",
-        ],
-        "modes": [
-            # Switches a module to eval() "because it is a prediction": the words ask for model_fn(x) as the model
-            # stands, and the model's mode (and BatchNorm's statistics) change.
-            "def predict_without_graph(model_fn, x):\n"
-            "    if isinstance(model_fn, torch.nn.Module):\n        model_fn.eval()\n"
-            "    with torch.no_grad():\n        return model_fn(x)\n",
         ],
     },
     "numerical-gradient": {
@@ -156,6 +154,13 @@ WRONG = {
             "    for i in range(len(p)):\n"
             "        old = p[i].clone()\n        p[i] = old + eps\n        a = f(p).item()\n        p[i] = old - eps\n"
             "        b = f(p).item()\n        p[i] = old\n        g[i] = (a - b) / (2 * eps)\n"
+            "    return g\n",
+            # The loop stops one element short: the last element's estimate stays 0.
+            "def numerical_gradient(f, x, eps=1e-6):\n"
+            "    p = x.detach().to(torch.float64).clone()\n    g = torch.zeros_like(p)\n    fp, fg = p.view(-1), g.view(-1)\n"
+            "    for i in range(fp.numel() - 1):\n"
+            "        old = fp[i].item()\n        fp[i] = old + eps\n        a = f(p).item()\n        fp[i] = old - eps\n"
+            "        b = f(p).item()\n        fp[i] = old\n        fg[i] = (a - b) / (2 * eps)\n"
             "    return g\n",
         ],
         "shapes": [
@@ -350,6 +355,12 @@ RIGHT = {
     "predict-without-graph": {
         "values": [
             "def predict_without_graph(model_fn, x):\n    with torch.no_grad():\n        out = model_fn(x)\n    return out\n",
+            # Notes a module's mode and puts it back afterwards: model_fn(x) as the model stands, the mode unchanged.
+            "def predict_without_graph(model_fn, x):\n"
+            "    training = getattr(model_fn, 'training', None)\n"
+            "    with torch.no_grad():\n        out = model_fn(x)\n"
+            "    if training is not None:\n        model_fn.train(training)\n"
+            "    return out\n",
         ],
         "grad": [
             "def predict_without_graph(model_fn, x):\n    with torch.inference_mode():\n        return model_fn(x)\n",

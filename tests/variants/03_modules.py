@@ -219,6 +219,11 @@ WRONG = {
             "def predict(model, x):\n    model.eval()\n    with torch.no_grad():\n        return model(x)\n",
         ],
         "grad": [
+            # Freezes the parameters "to stop tracking" and leaves them frozen: autograd still records (tracking is on),
+            # and the model can no longer be trained.
+            "def predict(model, x):\n"
+            "    was_training = model.training\n    model.eval()\n    model.requires_grad_(False)\n"
+            "    out = model(x)\n    model.train(was_training)\n    return out\n",
             # Forgets torch.no_grad(): the output drags the graph along.
             "def predict(model, x):\n"
             "    was_training = model.training\n"
@@ -299,6 +304,17 @@ WRONG = {
 
 RIGHT = {
     "mlp": {
+        "grad": [
+            # ReLU written as h * (h > 0): the same values, and the same gradient, which reaches every layer.
+            _HEAD +
+            "        sizes = [in_features, *hidden_sizes, out_features]\n"
+            "        self.layers = nn.ModuleList(nn.Linear(a, b) for a, b in zip(sizes[:-1], sizes[1:]))\n"
+            "    def forward(self, x):\n"
+            "        for layer in self.layers[:-1]:\n"
+            "            h = layer(x)\n"
+            "            x = h * (h > 0)\n"
+            "        return self.layers[-1](x)\n",
+        ],
         "values": [
             # nn.Sequential with ReLU modules.
             _HEAD +

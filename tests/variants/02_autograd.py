@@ -164,6 +164,26 @@ WRONG = {
             "    return g\n",
         ],
         "shapes": [
+            # A copy that keeps a transposed x's strides: view(-1) on it fails (the words ask for a contiguous copy).
+            "def numerical_gradient(f, x, eps=1e-6):\n"
+            "    point = x.detach().to(torch.float64).clone()\n    grad = torch.zeros_like(point)\n"
+            "    flat_point, flat_grad = point.view(-1), grad.view(-1)\n"
+            "    for i in range(flat_point.numel()):\n"
+            "        old = flat_point[i].item()\n        flat_point[i] = old + eps\n        up = f(point).item()\n"
+            "        flat_point[i] = old - eps\n        down = f(point).item()\n        flat_point[i] = old\n"
+            "        flat_grad[i] = (up - down) / (2 * eps)\n"
+            "    return grad\n",
+            # In place on a float64 x through reshape(-1): for a transposed x reshape copies, so every write misses x,
+            # f never sees a perturbation, and the estimate is all zeros.
+            "def numerical_gradient(f, x, eps=1e-6):\n"
+            "    work = x.detach() if x.dtype == torch.float64 else x.detach().double()\n"
+            "    out = torch.zeros(work.numel(), dtype=torch.float64)\n    flat = work.reshape(-1)\n"
+            "    with torch.no_grad():\n"
+            "        for i in range(flat.numel()):\n"
+            "            saved = flat[i].clone()\n            flat[i] = saved + eps\n            up = f(work)\n"
+            "            flat[i] = saved - eps\n            down = f(work)\n            flat[i] = saved\n"
+            "            out[i] = (up - down) / (2 * eps)\n"
+            "    return out.reshape(x.shape)\n",
             # One value per element in a flat tensor, never given x's shape back.
             "def numerical_gradient(f, x, eps=1e-6):\n"
             "    p = x.detach().double().clone()\n    g = torch.zeros(p.numel(), dtype=torch.float64)\n    fp = p.view(-1)\n"
@@ -387,7 +407,7 @@ RIGHT = {
         "shapes": [
             # In place on the caller's float64 x (exactly restored), under no_grad, flat then reshaped.
             "def numerical_gradient(f, x, eps=1e-6):\n"
-            "    work = x.detach() if x.dtype == torch.float64 else x.detach().double()\n"
+            "    work = x.detach() if x.dtype == torch.float64 and x.is_contiguous() else x.detach().double().contiguous()\n"
             "    out = torch.zeros(work.numel(), dtype=torch.float64)\n    flat = work.reshape(-1)\n"
             "    with torch.no_grad():\n"
             "        for i in range(flat.numel()):\n"
@@ -398,7 +418,7 @@ RIGHT = {
         ],
         "dtype": [
             "def numerical_gradient(f, x, eps=1e-6):\n"
-            "    point = x.detach().clone().to(dtype=torch.float64)\n    grad = torch.empty_like(point)\n"
+            "    point = x.detach().clone().to(dtype=torch.float64).contiguous()\n    grad = torch.empty_like(point)\n"
             "    for i in range(point.numel()):\n"
             "        bump = torch.zeros_like(point)\n        bump.view(-1)[i] = eps\n"
             "        grad.view(-1)[i] = float(f(point + bump) - f(point - bump)) / (2 * eps)\n"
@@ -408,7 +428,8 @@ RIGHT = {
             # A tracked copy, but everything under no_grad: no graph is built.
             "def numerical_gradient(f, x, eps=1e-6):\n"
             "    with torch.no_grad():\n"
-            "        point = x.to(torch.float64, copy=True)\n        out = torch.empty_like(point)\n"
+            "        point = x.to(torch.float64, copy=True, memory_format=torch.contiguous_format)\n"
+            "        out = torch.empty_like(point)\n"
             "        for i in range(point.numel()):\n"
             "            e = torch.zeros_like(point)\n            e.view(-1)[i] = eps\n"
             "            out.view(-1)[i] = (f(point + e) - f(point - e)) / (2 * eps)\n"
@@ -417,7 +438,7 @@ RIGHT = {
         "evaluation": [
             # x - eps first, moved in place by steps of eps and back (rounding at the last bit only).
             "def numerical_gradient(f, x, eps=1e-6):\n"
-            "    p = x.detach().to(torch.float64).clone()\n    out = torch.empty_like(p)\n"
+            "    p = x.detach().to(torch.float64).clone(memory_format=torch.contiguous_format)\n    out = torch.empty_like(p)\n"
             "    for i in range(p.numel()):\n"
             "        p.view(-1)[i] -= eps\n        down = float(f(p))\n        p.view(-1)[i] += 2 * eps\n"
             "        up = float(f(p))\n        p.view(-1)[i] -= eps\n        out.view(-1)[i] = (up - down) / (2 * eps)\n"

@@ -97,6 +97,14 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("variants", help="try the wrong and right answers in tests/variants/ against the tests")
     p.add_argument("names", nargs="*", help="assignments (default: all that have a variants file)")
 
+    p = sub.add_parser("mutants", help="mutation analysis: each graded cell's solution changed in small ways, tried against "
+                                       "its hidden tests (killed, survived, or equivalent by tests/mutants/NN.toml)")
+    p.add_argument("name", help="the assignment")
+    p.add_argument("grade_id", nargs="?", help="one graded answer cell (default: all of the assignment's)")
+    p.add_argument("--write", action="store_true", help="record the run in tests/mutants/NN.json (docs/promises.md reads it)")
+    p.add_argument("--jobs", type=int, default=1, help="mutants tried at once (default: 1)")
+    p.add_argument("--list", action="store_true", help="only list the mutants, without running them")
+
     sub.add_parser("promises", help="regenerate docs/promises.md, the table of promises, from tests/variants/")
 
     p = sub.add_parser("show", help="an assignment as plain text: each graded cell's points, instructions, solution, "
@@ -210,6 +218,14 @@ def main(argv: list[str] | None = None) -> int:
                                      similarity.TOP if args.top is None else args.top)
         similarity.run(args.submitted, None if args.all else args.names, args.out, options)
         return 0
+    if args.command == "mutants":
+        from .authoring import mutants
+
+        if args.list:
+            for mutant in mutants.all_mutants(args.name, args.grade_id):
+                print(mutant.label())
+            return 0
+        return mutants.report(args.name, args.grade_id, write=args.write, jobs=args.jobs)
     if args.command == "variants":
         from .authoring.variants import VARIANTS_DIR, report
 

@@ -22,8 +22,10 @@ import zlib
 from dataclasses import dataclass
 from pathlib import Path
 
+
 import torch
 
+from .answers import course_answer
 from .i18n import gettext as _
 
 __all__ = [
@@ -321,6 +323,7 @@ def _read_bytes(path: Path) -> bytes:
         ).format(path=path, error=f"{type(exc).__name__}: {exc}")) from exc
 
 
+@course_answer
 def read_idx(path: str | Path, expected_ndim: int | None = None) -> torch.Tensor:
     """Read an IDX file (optionally gzipped) into a tensor of the shape its header gives.
 
@@ -367,12 +370,14 @@ def read_idx(path: str | Path, expected_ndim: int | None = None) -> torch.Tensor
     return tensor.view(dims)
 
 
+@course_answer
 def load_images(path: str | Path) -> torch.Tensor:
     """Images as float32 in [0, 1], shape (N, rows*cols)."""
     images = read_idx(path, expected_ndim=3)  # (N, 28, 28) uint8
     return images.reshape(images.shape[0], -1).float() / 255.0  # (N, 784) float32
 
 
+@course_answer
 def load_labels(path: str | Path) -> torch.Tensor:
     """Labels as int64, shape (N,)."""
     return read_idx(path, expected_ndim=1).long()  # (N,) int64

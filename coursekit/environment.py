@@ -6,9 +6,11 @@ import platform
 import sys
 from importlib import metadata
 
+
 import torch
 
 from . import data
+from .answers import course_answer
 from .i18n import N_, gettext as _
 
 __all__ = ["pick_device", "environment_report"]
@@ -18,6 +20,7 @@ _KEYS = (N_("cpu threads (torch)"), N_("device chosen"))
 _PACKAGES = ("torch", "jupyterlab", "notebook", "nbgrader", "matplotlib", "tqdm", "ipywidgets")
 
 
+@course_answer
 def pick_device() -> torch.device:
     """The best device here: CUDA, then Apple's MPS, then the CPU."""
     if torch.cuda.is_available():

@@ -22,7 +22,13 @@ cannot reach (docs/grading-security.md).
   mode at every forward pass, the scaler's calls): compared the same way, but it rests on an
   instrument inside the student's process, so it is *best effort* and worth only part of a cell;
 - ``check(name, value, rule=...)``: a rule of the grader's (autograder/grading/rules.py) or one of
-  the cell's own, written in its ``### BEGIN GRADER`` block.
+  the cell's own, written in its ``### BEGIN GRADER`` block;
+- ``own_work(*answers)``: the course package's own answers to this exercise (``coursekit.answers``) may not do
+  the work while the rest of this cell's hidden tests run: a call to one is recorded, and the grader takes the
+  cell's points, saying why;
+- ``generated(name, fn, strategy)``: the student's code called on many inputs drawn around what the words
+  allow (``coursekit.strategies``), every result sent; the grader compares each with the solution's on the
+  same input and names the smallest input on which they differ.
 
 Each name must be unique within its cell (a repeated name is numbered in order). The ``hint`` of a
 record is what the feedback page says when it fails; the grader takes rules, tolerances and hints
@@ -47,7 +53,7 @@ import torch
 from torch import nn
 
 __all__ = ["begin", "same", "like", "observed", "accuracy", "check", "shapes", "on_meta", "raises", "attempt",
-           "outcome", "encode", "local_records", "CHANNEL_VARIABLE"]
+           "outcome", "generated", "own_work", "answer_called", "encode", "local_records", "CHANNEL_VARIABLE"]
 
 CHANNEL_VARIABLE = "AUTOGRADER_CHANNEL_FD"   # the grader's channel: a file descriptor open for writing
 MAX_ELEMENTS = 4_000_000                     # a tensor larger than this is sent without its values
@@ -55,8 +61,10 @@ MAX_TEXT = 2_000                             # characters of a string or an erro
 MAX_ITEMS = 10_000                           # items of a list, tuple or dict
 MAX_DEPTH = 12
 DEFAULT_SIZES = (1, 7, 129)                  # batch sizes: one, an odd one, a large one
+DEFAULT_EXAMPLES = 30                        # inputs per generated case
 
-_state: dict[str, Any] = {"cell": None}
+_state: dict[str, Any] = {"cell": None, "own_work": set(), "reported": set()}
+OWN_WORK = "own-work"                        # the kind of the record a course answer sends when it does the work
 _local: list[dict] = []
 
 
@@ -93,6 +101,7 @@ def begin(cell: str, seed: int | None = None) -> None:
     The random generators are seeded from the cell's name, so the hidden tests see the same random
     state in the student's run and in the reference run, whatever the cells above drew."""
     _state["cell"] = cell
+    _disarm()
     seed = zlib.crc32(cell.encode("utf-8")) if seed is None else seed
     random.seed(seed)
     torch.manual_seed(seed)
@@ -284,3 +293,97 @@ def attempt(name: str, *, hint: str | None = None) -> Iterator[None]:
         _record(name, error, rule="same", hint=hint, rtol=0.0, atol=0.0, dtype=True, grad=False)
         raise
     _record(name, None, rule="same", hint=hint, rtol=0.0, atol=0.0, dtype=True, grad=False)
+
+
+# --- generated cases ---------------------------------------------------------------------------------------
+
+def _cases_seed(name: str) -> int:
+    """The seed of a generated case: its cell and its name, so the reference run draws the same inputs, and a
+    submission graded again gets the same verdict."""
+    return zlib.crc32(f"{_state['cell']}|{name}".encode("utf-8"))
+
+
+def _state_of(call: Any) -> Any:
+    """The arguments of a call after it ran, as the grader compares them (what the call left behind)."""
+    return {"args": list(call.args), "kwargs": dict(call.kwargs)}
+
+
+def _invoke(fn: Callable, call: Any, derive: Callable | None) -> Any:
+    """``fn`` on one drawn call (on FarDevice's second device when the draw says so); what to send."""
+    from .testing import FarDevice
+
+    def run(args, kwargs):
+        result = outcome(fn, *args, **kwargs)
+        if derive is not None and not isinstance(result, BaseException):
+            result = outcome(derive, result, *args, **kwargs)
+        return result
+
+    if call.place != "far":
+        return run(call.args, call.kwargs)
+    with FarDevice() as far:
+        result = run(far.move(call.args), {k: far.move(v) for k, v in call.kwargs.items()})
+    return far.located(result)
+
+
+def generated(name: str, fn: Callable, strategy: Any, *, examples: int = DEFAULT_EXAMPLES, rule: str = "same",
+              derive: Callable | None = None, state: bool = False, hint: str | None = None, **params) -> None:
+    """``fn`` called on ``examples`` inputs drawn from ``strategy`` (a strategy of ``strategies.Call``), each result
+    (or the error it raised) sent; the grader compares each with the solution's by ``rule`` (``same``, ``like`` or
+    ``raises``, with ``params``) and names the smallest input where they differ.
+
+    ``derive(result, *args, **kwargs)`` turns a result into what to compare (a loss and its gradient, say);
+    ``state=True`` also compares the arguments as the call left them (an input changed in place where the words
+    do not allow it). The inputs are the same in the student's run and the reference run (a fixed seed per cell,
+    and name), and the description of each is taken from the reference run only."""
+    from . import strategies
+
+    draws = []
+    for call in strategies.draw(strategy, examples, _cases_seed(name)):
+        described, size = strategies.describe(call), strategies.size(call)
+        value = _invoke(fn, call, derive)
+        draws.append({"input": str(described)[:MAX_TEXT], "words": strategies.words_data(described), "size": size,
+                      "result": encode(value),
+                      "state": encode(_state_of(call)) if state else None})
+    _send({"record": 1, "cell": _state["cell"], "name": str(name)[:300], "kind": "value", "rule": "generated",
+           "params": {"compare": rule, "state": state, **params}, "hint": hint,
+           "value": {"t": "generated", "draws": draws}})
+
+
+# --- the course's own answers may not do the work ---------------------------------------------------------
+
+def _disarm(*_: Any) -> None:
+    _state["own_work"], _state["reported"] = set(), set()
+
+
+def own_work(*answers: Any) -> None:
+    """From here until this cell ends, the course's own answers named here (functions or classes of ``coursekit``
+    marked by ``coursekit.answers.course_answer``) may not do the work: each call to one sends a record, and the grader
+    takes the cell's points, naming the answer. Name only what does this exercise's job, and that the hidden tests
+    themselves never call (the reference run fails if they do)::
+
+        hidden.own_work(coursekit.mnist.train_one_epoch, coursekit.mnist.fit)
+    """
+    from .answers import name_of
+
+    names = set()
+    for answer in answers:
+        name = name_of(answer)
+        if name is None:
+            raise ValueError(f"{answer!r} is not one of the course's own answers (coursekit.answers.course_answer)")
+        names.add(name)
+    _state["own_work"] = names
+    _state["reported"] = set()
+    try:   # in IPython (a kernel, the cell harness) the watch ends with the cell, whatever happens in it
+        shell = get_ipython()  # noqa: F821 (defined by IPython)
+    except NameError:
+        return
+    if _disarm not in shell.events.callbacks["post_run_cell"]:
+        shell.events.register("post_run_cell", _disarm)
+
+
+def answer_called(name: str) -> None:
+    """Called by a course answer as it starts: recorded once per cell if this cell's hidden tests named it."""
+    if name in _state["own_work"] and name not in _state["reported"]:
+        _state["reported"].add(name)
+        _send({"record": 1, "cell": _state["cell"], "name": "own work", "kind": OWN_WORK, "rule": OWN_WORK,
+               "params": {}, "hint": None, "value": encode(name)})

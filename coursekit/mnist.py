@@ -15,13 +15,17 @@ import weakref
 from dataclasses import dataclass
 from typing import Iterator
 
+
 import torch
 from torch import nn
+
+from .answers import course_answer
 
 __all__ = ["MNISTModel", "InMemoryBatches", "validation_split", "train_one_epoch", "evaluate", "fit", "Fingerprint",
            "fingerprint", "ledger"]
 
 
+@course_answer
 class MNISTModel(nn.Module):
     """784 -> 256 -> ReLU -> Dropout -> 128 -> ReLU -> Dropout -> 10 raw logits (235,146 parameters)."""
 
@@ -214,6 +218,7 @@ def ledger(of: "nn.Module | dict") -> list[tuple[str, Fingerprint | None]] | Non
 
 # --- training and evaluation -------------------------------------------------------------------------------------
 
+@course_answer
 def train_one_epoch(model: nn.Module, batches, optimizer: torch.optim.Optimizer, loss_fn: nn.Module,
                     device: torch.device, scheduler=None) -> tuple[float, float]:
     """One pass over ``batches``; returns (mean loss, accuracy) over the samples seen."""
@@ -223,6 +228,7 @@ def train_one_epoch(model: nn.Module, batches, optimizer: torch.optim.Optimizer,
     return result
 
 
+@course_answer
 def _train_one_epoch(model, batches, optimizer, loss_fn, device, scheduler) -> tuple[tuple[float, float], _Rows]:
     model.train()
     total_loss = torch.zeros((), device=device)  # summed on the device: no sync per step
@@ -244,6 +250,7 @@ def _train_one_epoch(model, batches, optimizer, loss_fn, device, scheduler) -> t
     return (total_loss.item() / seen, correct.item() / seen), rows
 
 
+@course_answer
 @torch.no_grad()
 def evaluate(model: nn.Module, x: torch.Tensor, y: torch.Tensor, loss_fn: nn.Module, device: torch.device,
              batch_size: int = 10_000) -> tuple[float, float]:
@@ -252,6 +259,7 @@ def evaluate(model: nn.Module, x: torch.Tensor, y: torch.Tensor, loss_fn: nn.Mod
     return _evaluate(model, x, y, loss_fn, device, batch_size)
 
 
+@course_answer
 def _evaluate(model, x, y, loss_fn, device, batch_size) -> tuple[float, float]:
     model.eval()
     total_loss = torch.zeros((), device=device)  # summed on the device: one transfer at the end, as in training
@@ -265,6 +273,7 @@ def _evaluate(model, x, y, loss_fn, device, batch_size) -> tuple[float, float]:
     return total_loss.item() / x.shape[0], correct.item() / x.shape[0]
 
 
+@course_answer
 def fit(model: nn.Module, train: tuple[torch.Tensor, torch.Tensor], val: tuple[torch.Tensor, torch.Tensor], *,
         epochs: int, optimizer: torch.optim.Optimizer, device: torch.device, batch_size: int = 64,
         seed: int = 0, scheduler=None, scheduler_per: str = "epoch", progress: bool = True) -> dict[str, list[float]]:

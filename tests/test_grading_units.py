@@ -376,41 +376,32 @@ def test_a_reference_run_the_guard_flags_is_refused_but_a_clean_one_is_not():
     assert "never reported" in reference._unsound(plan, runner.Run(True, "", report, nb), "cpu")
 
 
-# --- the variants run's early stop for a wrong answer --------------------------------------------------------
-
-def test_a_test_cell_is_cut_after_each_statement_that_sends_a_record_and_nowhere_else():
-    from autograder.authoring.variants import _pieces
-
-    source = ("import torch\nfrom coursekit import hidden\n\n"
-              "@staticmethod\ndef helper(x):\n    return x + 1\n"
-              "hidden.same('first', helper(1))\n"
-              "patched = True; hidden.same('second', 2); patched = False\n"   # one line: never cut inside it
-              "try:\n    value = helper(2)\nfinally:\n    patched = False\n"
-              "hidden.same('third', value)\n"
-              "done = 1\n")
-    pieces = _pieces(source)
-    assert "".join(pieces) == source
-    assert [p.rstrip().splitlines()[-1] for p in pieces] == [
-        "hidden.same('first', helper(1))", "hidden.same('third', value)", "done = 1"]
-    assert pieces[0].startswith("import torch") and "@staticmethod\ndef helper" in pieces[0]
-    assert pieces[1].startswith("patched = True; hidden.same('second', 2); patched = False\ntry:")
-    assert _pieces("%time x = 1\nhidden.same('a', x)\n") == ["%time x = 1\nhidden.same('a', x)\n"]   # not Python: whole
-    assert _pieces("x = 1\n") == ["x = 1\n"]
 
 
-def test_the_early_stop_needs_a_reported_check_that_failed_and_never_a_missing_one():
-    from autograder.authoring.variants import Judge, _reported_failures
-    from autograder.grading.reference import Reference
+def test_a_generated_case_names_the_smallest_failing_input_in_the_pages_language():
+    """The rule of hidden.generated reports the smallest of the inputs where the result differs, described as the
+    reference run described it; on a Portuguese page that description is Portuguese too."""
+    from coursekit import hidden as hidden_module
+    from coursekit import strategies as cs
+    from autograder.grading import rules
+    from autograder.grading.feedback import Voice
 
-    ref = Reference("demo", [_record("c-tests", "first", torch.arange(3.0)), _record("c-tests", "second", 7),
-                             _record("other-tests", "first", 1)])
-    judge = Judge(client=None, channel=None, reference=ref, nb=None)
+    strategy = cs.calls(cs.tensors(cs.shapes(dims=(1, 2), side=(1, 6))))
 
-    def failures(records):
-        return _reported_failures(judge.judge(records, "c-tests"))
+    def record(fn):
+        before = len(hidden_module.local_records())
+        hidden_module.begin("cell-tests")
+        hidden_module.generated("abs on generated tensors", fn, strategy, examples=12)
+        return hidden_module.local_records()[before:][-1]
 
-    assert not failures([])                                                      # nothing reported yet
-    assert not failures([_record("c-tests", "first", torch.arange(3.0))])       # right so far
-    assert failures([_record("c-tests", "first", torch.arange(4.0))])           # wrong: final
-    assert failures([_record("c-tests", "first", torch.arange(3.0)), _record("c-tests", "second", 8)])
-    assert not failures([_record("other-tests", "first", 2)])                   # another cell's records
+    reference = record(lambda x: x.abs())
+    assert rules.generated(reference["value"], reference["value"], **reference["params"]) is None
+    wrong = record(lambda x: x.abs() if x.numel() < 5 else x)   # wrong on every input of 5 elements or more
+    message = rules.generated(wrong["value"], reference["value"], **reference["params"])
+    failing = [d for d, w in zip(reference["value"]["draws"], wrong["value"]["draws"])
+               if rules.same(w["result"], d["result"]) and d["size"] >= 5]
+    assert message and message.startswith(f"{len(failing)} of 12 generated inputs")
+    smallest = min(failing, key=lambda d: d["size"])
+    assert smallest["input"] in message
+    portuguese = Voice("pt_BR").say(message)
+    assert "entradas geradas" in portuguese and "um tensor float32 de shape" in portuguese, portuguese

@@ -1,11 +1,12 @@
-"""Hidden tests catch the mistakes in tests/variants/ and accept the other correct answers there.
+"""Hidden tests catch the mistakes in tests/variants/ and accept the other correct answers there, and still kill a
+fixed sample of the mutants the last mutation run killed (tests/mutants/NN.json), in the same run of the notebook.
 (Which rows must exist is tests/test_promises.py's job.)"""
 
 from __future__ import annotations
 
 import pytest
 
-from autograder.authoring import promises, variants
+from autograder.authoring import harness, mutants, promises, variants
 from autograder.authoring.variants import load_variants, local_reference, try_variants
 from autograder.core import course, notebooks
 
@@ -13,12 +14,15 @@ pytestmark = pytest.mark.slow
 
 
 @pytest.mark.parametrize("name", course.assignments())
-def test_variants_are_judged_correctly(name):
-    results = try_variants(name)
+def test_variants_are_judged_correctly_and_the_sampled_mutants_are_still_killed(name):
+    sample = mutants.sample(name)
+    results, outcomes = try_variants(name, [harness.Trial(m.id, m.grade_id, m.source, first_catch=True) for m in sample])
     wrong_passed = [f"{r.cell} {r.mistake} wrong #{r.index}" for r in results if r.kind == "wrong" and not r.ok]
     right_failed = [f"{r.cell} {r.mistake} right #{r.index}: {r.messages[:1]}" for r in results if r.kind == "right" and not r.ok]
     assert not wrong_passed, f"{name}: these mistakes pass every test: {wrong_passed}"
     assert not right_failed, f"{name}: these correct answers lose points: {right_failed}"
+    survived = [m.label() for m, outcome in zip(sample, outcomes) if not mutants.killed(outcome)]
+    assert not survived, f"{name}: mutants the recorded run killed now survive (python -m autograder mutants {name}): {survived}"
 
 
 @pytest.mark.parametrize("name", course.assignments())

@@ -51,3 +51,12 @@ _.WRONG, _.RIGHT, _.ONE_WAY, _.NOT_TESTED, _.LEAVE_OUT
 
 # pickle.Pickler calls reducer_override for each object it saves (coursekit/workers.py's _NameFinder).
 _.reducer_override
+
+# The cell harness: a Trial's fields travel to the worker as a dict (trial["first_catch"]); tqdm reads
+# monitor_interval (0: no monitor thread in a process that forks).
+_.first_catch, _.monitor_interval
+
+# libcst calls a visitor's on_visit and reads its METADATA_DEPENDENCIES (authoring/mutants.py); inspect.signature reads
+# __signature__ (coursekit/answers.py); hypothesis's ConjectureData calls its provider's _maybe_draw_constant
+# (coursekit/strategies.py).
+_.METADATA_DEPENDENCIES, _.on_visit, _.__signature__, _._maybe_draw_constant

@@ -18,6 +18,7 @@ from coursekit.testing import CLASSES
 
 from ..core import course, notebooks, regions
 from ..core.settings import split_points
+from .mutants import GOAL, read_results
 from .variants import load_file
 
 VALUE_CALLS = {"same", "like", "shapes", "on_meta", "raises", "accuracy", "check", "attempt"}
@@ -133,17 +134,24 @@ def render() -> str:
         "an instrument inside the student's process (best effort): a cell with both puts a quarter of its points",
         "on its observations (docs/hidden-tests.md, docs/grading-security.md).",
         "",
+        "`mutants` is the cell's mutation score: of the small changes `python -m autograder mutants NAME` makes to the",
+        "solution, the share its hidden tests catch, leaving out those a person marked as computing what the words ask",
+        f"(`tests/mutants/NAME.toml`). Every cell must reach {GOAL:.0%}; the survivors and the equivalent mutants are",
+        "listed at the end.",
+        "",
         "| class | the mistake |",
         "|---|---|",
         *[f"| {name} | {what} |" for name, what in CLASSES.items()],
         "",
-        "| notebook | exercise | points | outside | observed | " + " | ".join(columns) + " |",
-        "|---|---|---|---|---|" + "---|" * len(columns),
+        "| notebook | exercise | points | outside | observed | mutants | " + " | ".join(columns) + " |",
+        "|---|---|---|---|---|---|" + "---|" * len(columns),
     ]
     total_rows = 0
-    skipped, one_way = [], []
+    skipped, one_way, survivors, equivalents = [], [], [], []
+    killed_all = relevant_all = 0
     for name in names:
         declared = load_file(name)
+        mutation = (read_results(name) or {}).get("cells", {})
         by_cell: dict[str, dict[str, Row]] = {}
         for row in rows(name):
             by_cell.setdefault(row.cell, {})[row.mistake] = row
@@ -154,7 +162,17 @@ def render() -> str:
         for cell, points in exercises(name):
             entries = [(f"{r.wrong}/{r.right}" if (r := by_cell.get(cell, {}).get(c)) else "") for c in columns]
             outside, observed = split.get(cell, (0.0, 0.0))
-            lines.append(f"| {name} | {cell} | {points:g} | {outside:g} | {observed:g} | " + " | ".join(entries) + " |")
+            scored = mutation.get(cell)
+            if scored:
+                relevant = scored["mutants"] - scored["equivalent"]
+                killed_all, relevant_all = killed_all + scored["killed"], relevant_all + relevant
+                score = f"{scored['killed']}/{relevant} ({scored['score']:.0%})"
+                survivors += [f"- `{name}` / `{cell}`: {label}" for label in scored["survivors"]]
+                equivalents += [f"- `{name}` / `{cell}`: {label}" for label in scored["equivalents"]]
+            else:
+                score = "not run"
+            lines.append(f"| {name} | {cell} | {points:g} | {outside:g} | {observed:g} | {score} | "
+                         + " | ".join(entries) + " |")
         for cell, reasons in declared["NOT_TESTED"].items():
             for mistake, why in reasons.items():
                 skipped.append(f"- `{name}` / `{cell}` / {mistake}: {why}")
@@ -163,9 +181,14 @@ def render() -> str:
     lines += ["", f"{cells} graded exercises, {total_rows} rows (exercise × class). Of {total:g} hidden-test points, "
               f"{outside:g} ({outside / total:.1%}) are decided outside the student's kernel and {total - outside:g} rest "
               "on observations.", ""]
+    if relevant_all:
+        lines += [f"Mutation analysis: {killed_all} of {relevant_all} non-equivalent mutants killed "
+                  f"({killed_all / relevant_all:.1%}).", ""]
     if one_way:
         lines += ["## Rows with a single correct spelling", "", *one_way, ""]
     lines += ["## Classes deliberately not tested", ""] + (skipped or ["(none)"]) + [""]
+    lines += ["## Mutants that survive", ""] + (survivors or ["(none)"]) + [""]
+    lines += ["## Mutants that compute what the words ask (equivalent)", ""] + (equivalents or ["(none)"]) + [""]
     return "\n".join(lines)
 
 

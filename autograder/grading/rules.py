@@ -10,7 +10,7 @@ notebook's own classes): a feedback page must not carry anything the kernel coul
 Numbers, shapes, dtypes and devices are shown; strings and messages are read here and never shown.
 
 Rules of the library: ``same``, ``like``, ``accuracy``, ``raises``, ``at_least``, ``at_most``,
-``between``, ``finite``, ``logits``, ``reproducible``. A test cell can add its own in a ``### BEGIN GRADER`` block (core/regions.py): a function
+``between``, ``finite``, ``logits``, ``reproducible``, ``generated``. A test cell can add its own in a ``### BEGIN GRADER`` block (core/regions.py): a function
 ``rule(got, reference, **params)`` of decoded values (``decode``) that returns ``None`` or a message.
 """
 
@@ -113,6 +113,14 @@ def error_name(mro: tuple[str, ...] | list[str]) -> str:
         if isinstance(getattr(builtins, name, None), type) or name in ("CheckFailed", "OutOfMemoryError"):
             return name
     return Words("an error")
+
+
+def expected_error(ref: dict) -> str:
+    """The name of the error the reference run raised: its own class name (the course's solution raised it, so the
+    name is the course's, safe to show: pickle's UnpicklingError, not just "Exception"), else ``error_name``."""
+    mro = ref.get("mro") or ()
+    first = mro[0] if mro and isinstance(mro[0], str) else ""
+    return first if first.isidentifier() and len(first) <= 60 else error_name(mro)
 
 
 def _shape(shape: list[int]) -> str:
@@ -258,7 +266,7 @@ def _compare(got: dict, ref: dict, path: str, **how) -> str | None:
             return _expected(ref, got, path)
         return _compare(got["state"], ref["state"], f"{path}.state_dict()", **how)
     if rt == "raised":
-        name = error_name(ref.get("mro", ()))
+        name = expected_error(ref)
         if ref["mro"][0] not in got.get("mro", ()):
             return Words("expected an error ({name}), got {got}{where}", name=name, got=describe(got, show=False),
                          where=_where(path))
@@ -314,7 +322,7 @@ def raises(got: dict, ref: dict, words: list[str] = ()) -> str | None:
     """The student's code raised the reference's error (or a subclass), with one of ``words`` in its message."""
     if ref.get("t") != "raised":
         return Words("the reference run raised no error here: the test is wrong (tell your instructor)")
-    name = error_name(ref["mro"])
+    name = expected_error(ref)
     if got.get("t") != "raised":
         return Words("expected an error ({name}), but the code returned {got}", name=name, got=describe(got, show=False))
     if ref["mro"][0] not in got.get("mro", ()):
@@ -409,9 +417,60 @@ def reproducible(got: dict, ref: dict) -> str | None:
     return None
 
 
+GENERATED_COMPARISONS = ("same", "like", "raises")
+
+
+def generated(got: dict, ref: dict, compare: str = "same", state: bool = False, **params) -> str | None:
+    """``hidden.generated``: each drawn input's result (and, with ``state``, the arguments as the call left them)
+    compared with the reference's by ``compare``; the failure reported is the one on the smallest input, described
+    in the reference run's words (the student's run sends its own descriptions, which are never read)."""
+    if compare not in GENERATED_COMPARISONS:
+        return Words("the test names a comparison the grader does not know ({compare}): tell your instructor",
+                     compare=repr(compare))
+    expected = ref.get("draws") or []
+    draws = got.get("draws") if got.get("t") == "generated" else None
+    if not isinstance(draws, list) or len(draws) != len(expected):
+        return Words("the results of the {count} generated inputs could not be read (the code under test stopped early?)",
+                     count=len(expected))
+    rule, failures = LIBRARY[compare], []
+    for k, (mine, theirs) in enumerate(zip(draws, expected)):
+        message = rule(mine.get("result") or {}, theirs["result"], **params)
+        if message is None and state and theirs.get("state") is not None:
+            changed = same(mine.get("state") or {}, theirs["state"], rtol=params.get("rtol", 1e-5),
+                           atol=params.get("atol", 1e-8))
+            if changed:
+                message = Words("the arguments are not left as the solution leaves them: {difference}", difference=changed)
+        if message:
+            failures.append((float(theirs.get("size", 0.0)), k, message))
+    if not failures:
+        return None
+    _, k, message = min(failures)
+    return Words("{failing} of {count} generated inputs give another result than the solution's. The smallest of them: "
+                 "{input}. There, {difference}", failing=len(failures), count=len(expected),
+                 input=_described(expected[k]), difference=message)
+
+
+def _words_from(data: Any, depth: int = 0) -> Any:
+    """A description's Words rebuilt from the reference run's data (coursekit.strategies.words_data)."""
+    if isinstance(data, dict) and isinstance(data.get("template"), str) and isinstance(data.get("fields"), dict) \
+            and depth < 40:
+        try:
+            return Words(data["template"], **{str(k): _words_from(v, depth + 1) for k, v in data["fields"].items()})
+        except (KeyError, IndexError, ValueError):
+            return None
+    return data if isinstance(data, str) else None
+
+
+def _described(draw: dict) -> Any:
+    """How the reference run described a drawn input: as Words where it sent them (so a page can translate it), else
+    its English text."""
+    rebuilt = _words_from(draw.get("words"))
+    return rebuilt if isinstance(rebuilt, Words) and str(rebuilt) == draw.get("input") else draw.get("input", "")
+
+
 LIBRARY: dict[str, Rule] = {"same": same, "like": like, "accuracy": accuracy, "raises": raises, "at_least": at_least,
                             "at_most": at_most, "between": between, "finite": finite, "logits": logits,
-                            "reproducible": reproducible}
+                            "reproducible": reproducible, "generated": generated}
 
 
 def _decoded(fn: Callable) -> Rule:

@@ -26,7 +26,7 @@ from .compose import Plan
 from .job import RunReport
 from .kernel_guard import KERNEL_EXIT_BLOCKED
 from .results import CellResult
-from .verdicts import OBSERVATION, VALUE, CellChecks
+from .verdicts import OBSERVATION, OWN_WORK_CHECK, VALUE, CellChecks
 
 NEEDS_GPU_ERROR = NeedsGPU.__name__
 
@@ -101,7 +101,10 @@ def score(plan: Plan, nb, report: RunReport, runner: str, checks: dict[str, Cell
         else:
             result.score, result.status = cell_score(slot.points, checks.get(slot.grade_id), error is not None,
                                                      slot.grade_id not in verdict.untrusted)
-    return Outcome(cells, stopped_reasons(nb, report), verdict.flags, verdict.untrusted)
+    own = [gid for gid, judged in checks.items() if any(c.name == OWN_WORK_CHECK and not c.passed for c in judged.checks)]
+    flags = verdict.flags + ([f"handed in the course package's own code as the answer of {', '.join(own)} (no points "
+                              "for those cells)"] if own else [])
+    return Outcome(cells, stopped_reasons(nb, report), flags, verdict.untrusted)
 
 
 def blank(assignment_tests: list[tuple[str, float, bool]], runner: str, status: str = NOT_RUN) -> list[CellResult]:

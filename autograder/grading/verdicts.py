@@ -7,17 +7,26 @@ everything but the value: which checks exist, their rule, tolerances, kind and h
 check with no student record fails (the cell stopped before it, or something kept it from reporting);
 student records the reference does not have are ignored. A student record that is not well-formed
 data fails its check.
+
+One kind of record needs no reference: the course's own answers (coursekit/answers.py), while a test cell's hidden
+tests forbid them (``hidden.own_work``), send one when they are called. Each adds a failed check to its cell, so a
+cell whose answer handed in the course's own code earns nothing, with a message that names that code.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from coursekit.hidden import OWN_WORK   # the kind of record a course answer sends (coursekit/answers.py)
+
 from . import rules as library
 from .rules import Words
 
 VALUE, OBSERVATION = "value", "observation"
 NOT_REPORTED = Words("this check never reported: the cell stopped before it (an error in the code it tests?)")
+OWN_WORK_CHECK = Words("the answer is the student's own code")
+OWN_WORK_HINT = Words("write this exercise's code yourself: the course package's version of it may be used in later "
+                      "lessons, not handed in here.")
 
 
 @dataclass
@@ -87,4 +96,20 @@ def judge(reference: list[dict], student: list[dict], cell_rules: dict[str, dict
         except Exception as error:  # a malformed record of the student's: it fails, the grading goes on
             message = Words("the value sent could not be judged ({error})", error=type(error).__name__)
         check.passed, check.message = message is None, message or ""
+    for record in records_of(student):
+        if record.get("kind") == OWN_WORK and (cells is None or record["cell"] in cells) and record["cell"] in judged:
+            judged[record["cell"]].checks.append(Check(OWN_WORK_CHECK, VALUE, False, own_work_message(record), OWN_WORK_HINT))
     return judged
+
+
+def own_work_message(record: dict) -> Words:
+    """The grader's words for a course answer that did a cell's work; it names the answer only if the name is one of
+    the course's (the kernel chose it from that list, so nothing of the kernel's own making is shown)."""
+    from coursekit.answers import REGISTRY
+
+    value = record.get("value") or {}
+    name = value.get("v") if value.get("t") == "str" else None
+    if name in REGISTRY:
+        return Words("the code tested here called the course's own {name}, which does this exercise's work: no points "
+                     "for handing it in", name=name)
+    return Words("the code tested here called the course's own answer to this exercise: no points for handing it in")

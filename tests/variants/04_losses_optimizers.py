@@ -68,6 +68,13 @@ WRONG = {
             "    out[pos] = z[pos] * (1 - y[pos]) + torch.log1p(torch.exp(-z[pos]))\n"
             "    out[neg] = -z[neg] * y[neg] + torch.log1p(torch.exp(z[neg]))\n"
             "    return out.mean()\n",
+            # The formula as written, with torch.clamp for max(z, 0): right values, but at z exactly 0 autograd takes
+            # slope 1 for the clamp and 0 for |z|, so the gradient there is (1 - y) / N instead of (1/2 - y) / N.
+            "def stable_bce_with_logits(z, y):\n"
+            "    return (torch.clamp(z, min=0) - y * z + torch.log1p(torch.exp(-z.abs()))).mean()\n",
+            # relu for max(z, 0): slope 0 at z = 0, so the gradient there is -y / N.
+            "def stable_bce_with_logits(z, y):\n"
+            "    return (z.relu() - y * z + torch.log1p(torch.exp(-z.abs()))).mean()\n",
         ],
         "logits": [
             # A sigmoid before the loss that applies its own: the probabilities are taken for logits.
@@ -251,9 +258,9 @@ RIGHT = {
         ],
         "stability": [
             "def stable_bce_with_logits(z, y):\n    return (torch.logaddexp(torch.zeros_like(z), z) - y * z).mean()\n",
-            # log(1 + u) instead of log1p(u): less accurate for tiny u, but still stable.
+            # log(1 + u) instead of log1p(u): less accurate for tiny u, but still stable; max(z, 0) as (z + |z|) / 2.
             "def stable_bce_with_logits(z, y):\n"
-            "    return (z.relu() - y * z + torch.log(1 + torch.exp(-z.abs()))).mean()\n",
+            "    return ((z + z.abs()) / 2 - y * z + torch.log(1 + torch.exp(-z.abs()))).mean()\n",
         ],
         "boundaries": [
             # Split by sign with z >= 0 on one side and z < 0 on the other: every element in exactly one branch.
@@ -273,7 +280,7 @@ RIGHT = {
         "shapes": [
             # The sum over every element divided by their number.
             "def stable_bce_with_logits(z, y):\n"
-            "    return (torch.clamp(z, min=0) - y * z + torch.log1p(torch.exp(-z.abs()))).sum() / z.numel()\n",
+            "    return (F.softplus(z) - y * z).sum() / z.numel()\n",
         ],
     },
     "sgd-momentum": {

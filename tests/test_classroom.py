@@ -24,7 +24,7 @@ import pytest
 
 from autograder.authoring.nbgrader_run import nbgrader
 from autograder.classroom import gradebook, nbgrader_course
-from autograder.core import course, editions, notebooks
+from autograder.core import course, notebooks
 from autograder.core.settings import GRADED, NEEDS_MANUAL, PASSED
 from autograder.grading.results import CellResult, SubmissionResult
 from autograder.grading.sandbox import unavailable_reason

@@ -32,6 +32,8 @@ from typing import Any
 import torch
 from torch.utils.data import DataLoader
 
+from .i18n import gettext as _
+
 __all__ = ["WorkersCannotStart", "start_method", "notebook_names", "check_workers", "explain"]
 
 _FRESH_PYTHON = ("spawn", "forkserver")   # start methods whose workers import what they run, by name
@@ -100,12 +102,11 @@ def notebook_names(loader: DataLoader) -> list[str]:
 
 
 def _message(num_workers: int, names: list[str], method: str) -> str:
-    listed = ", ".join(names)
-    return (f"DataLoader(num_workers={num_workers}) starts its workers with '{method}' (as Windows and macOS do, and "
-            f"Linux from Python 3.14): each worker is a fresh Python that imports what it runs by name, and it cannot "
-            f"import what was defined in this notebook: {listed}. Put those definitions in a .py file next to the "
-            f"notebook and import them from it (a lambda becomes a def there), or use num_workers=0. Lesson 06, "
-            f"section 4, shows both.")
+    return _("DataLoader(num_workers={num_workers}) starts its workers with '{method}' (as Windows and macOS do, and "
+             "Linux from Python 3.14): each worker is a fresh Python that imports what it runs by name, and it cannot "
+             "import what was defined in this notebook: {listed}. Put those definitions in a .py file next to the "
+             "notebook and import them from it (a lambda becomes a def there), or use num_workers=0. Lesson 06, "
+             "section 4, shows both.").format(num_workers=num_workers, method=method, listed=", ".join(names))
 
 
 def check_workers(loader: DataLoader) -> DataLoader:

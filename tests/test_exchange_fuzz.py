@@ -16,7 +16,6 @@ from __future__ import annotations
 import csv
 import ctypes
 import os
-import socket
 import struct
 import subprocess
 import sys
@@ -27,7 +26,7 @@ import pytest
 
 from autograder.core import course
 from autograder.core.settings import GRADED, INVALID, MISSING
-from submission_factory import student_copy
+from submission_factory import student_copy, unix_socket_at
 from test_classroom import COURSE_ID, LESSON, _instructor, _nbgrader, _tests, nbgrader_api
 
 pytestmark = [pytest.mark.slow, pytest.mark.skipif(sys.platform != "linux", reason="pipes, sockets and inotify: Linux")]
@@ -101,7 +100,7 @@ def place_in_submitted(submitted: Path, outside: Path) -> None:
     (submitted / "linked-folder").symlink_to(outside / "folder")
     for student in ("sock-nb", "dev-nb", "loop-nb", "huge"):
         (submitted / student / LESSON).mkdir(parents=True)
-    socket.socket(socket.AF_UNIX).bind(str(submitted / "sock-nb" / LESSON / f"{LESSON}.ipynb"))
+    unix_socket_at(submitted / "sock-nb" / LESSON / f"{LESSON}.ipynb")
     (submitted / "dev-nb" / LESSON / f"{LESSON}.ipynb").symlink_to("/dev/zero")
     (submitted / "loop-nb" / LESSON / f"{LESSON}.ipynb").symlink_to(f"{LESSON}.ipynb")
     with open(submitted / "huge" / LESSON / f"{LESSON}.ipynb", "wb") as f:

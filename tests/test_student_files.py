@@ -11,7 +11,6 @@ from __future__ import annotations
 import errno
 import json
 import os
-import socket
 from pathlib import Path
 
 import nbformat
@@ -22,17 +21,11 @@ from hypothesis import strategies as st
 from autograder.core import notebooks, student_files
 from autograder.core.student_files import Refused, TreeLimits
 from autograder.grading import assignment, intake
-from submission_factory import student_copy
+from submission_factory import student_copy, unix_socket_at
 
 LESSON = "00_setup"
 TASK = assignment.load(LESSON)
 HONEST = nbformat.writes(student_copy(LESSON)).encode("utf-8")
-
-
-def _socket(path: Path) -> socket.socket:
-    server = socket.socket(socket.AF_UNIX)
-    server.bind(str(path))
-    return server
 
 
 @pytest.fixture
@@ -53,7 +46,7 @@ def odd_entries(tmp_path):
     (folder / "itself").symlink_to("itself")
     (folder / "zero").symlink_to("/dev/zero")
     os.mkfifo(folder / "pipe")
-    server = _socket(folder / "socket")
+    server = unix_socket_at(folder / "socket")
     yield folder, outside
     server.close()
 

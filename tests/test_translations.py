@@ -280,15 +280,14 @@ def test_the_feedback_speaks_the_edition_of_the_submission():
     checks = CellChecks("make-grid-tests", [
         Check("make_grid(rows, 5) for 1, 7 and 129 rows", "value", False,
               Words("expected shape {expected}, got {got}{where}", expected="(1, 5)", got="(5, 1)", where=""),
-              "make it work for any size: no number written into the code, and no squeeze(), which drops a size-1 row."),
+              "shape (rows, cols) for any number of rows, a single row included."),
         Check("another", "value", True)])
     cell = nbformat.v4.new_code_cell("")
     pt = feedback.verdict_text("failed", 0, 2, checks, cell, None, feedback.Voice("pt_BR", "01_tensors"))
     assert pt.splitlines() == [
         "Corretor: 0 / 2 pontos.",
         "✗ make_grid(rows, 5) para 1, 7 e 129 linhas: esperava shape (1, 5), veio (5, 1).",
-        "  Dica: faça funcionar para qualquer tamanho: nenhum número fixo no código, e nada de squeeze(), que elimina "
-        "uma linha de tamanho 1.",
+        "  Dica: shape (rows, cols) para qualquer número de linhas, inclusive uma só.",
         "1 de 2 verificações passaram."]
     en = feedback.verdict_text("failed", 0, 2, checks, cell, None)
     assert en.splitlines()[:2] == ["Grader: 0 / 2 points.", "✗ make_grid(rows, 5) for 1, 7 and 129 rows: expected shape "

@@ -31,7 +31,8 @@ from pathlib import Path
 from .i18n import gettext as _
 
 RED, BOLD, DIM, RESET = "\x1b[31m", "\x1b[1m", "\x1b[2m", "\x1b[0m"
-_HEADING = r"^#+\s*((?:{word})\s+\d+)\b[^\n:]*(?::\s*(.+))?"   # {word}: "Exercise", or the edition's word for it
+# {word}: "Exercise", or the edition's word for it; the title follows a colon, ASCII or full-width (zh_TW: "練習 1（2 分）：")
+_HEADING = r"^#+\s*((?:{word})\s+\d+)\b[^\n:：]*(?:[:：]\s*(.+))?"
 _STUB = re.compile(r"^\s*raise\s+NotImplementedError\b")
 
 __all__ = ["install", "render_check_failure", "not_done_message"]

@@ -78,3 +78,21 @@ def test_library_errors_keep_their_traceback(ran):
     # One with a message is someone's own error, not the exercise's placeholder: its usual traceback.
     assert ran["message"][0]["evalue"] == "not on this device"
     assert "Not done yet" not in "\n".join(_shown(ran["message"])) and "not on this device" in _shown(ran["message"])[-1]
+
+
+def test_an_edition_heading_names_the_exercise_whatever_its_colon(tmp_path, monkeypatch):
+    """A Traditional Chinese heading writes the full-width colon (練習 1（2 分）：`name`); a Portuguese one the ASCII
+    colon: either way the one-line message names the exercise and its title."""
+    import nbformat
+
+    from coursekit import ipython_errors
+
+    for code, heading, expected in (("zh_TW", "### 練習 1（2 分）：`seeded_run`", "練習 1 (`seeded_run`)"),
+                                    ("pt_BR", "### Exercício 1 (2 pontos): `seeded_run`", "Exercício 1 (`seeded_run`)")):
+        notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell(heading),
+                                                   nbformat.v4.new_code_cell("def seeded_run(seed):\n    raise NotImplementedError()")])
+        path = tmp_path / code / "09_patterns.ipynb"   # an edition's lesson: the folder names its language
+        path.parent.mkdir()
+        nbformat.write(notebook, path)
+        monkeypatch.setenv("JPY_SESSION_NAME", str(path))
+        assert ipython_errors._exercise_heading("seeded_run", "") == expected

@@ -2,18 +2,47 @@
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Mapping, Sequence
 
 import matplotlib.pyplot as plt
 import torch
+from matplotlib import font_manager
 
-from .i18n import N_, gettext as _
+from .i18n import N_, gettext
+
 
 __all__ = ["show_matrix", "show_broadcast", "show_digits", "plot_history", "plot_runs", "plot_confusion"]
 
 # The names of the figures fit and the lessons record, as a legend or a panel's title shows them ("val_loss" reads
 # "val loss"); in an edition, in its language.
 _METRICS = (N_("loss"), N_("accuracy"), N_("train loss"), N_("train acc"), N_("val loss"), N_("val acc"))
+
+
+# Fonts that draw Traditional Chinese, as Linux (fonts-noto-cjk), Windows and macOS name them. Matplotlib's own
+# DejaVu Sans has no Chinese glyphs: without one of these a zh_TW label would be drawn as empty boxes.
+_CJK_FONTS = ("Noto Sans CJK TC", "Noto Sans TC", "Microsoft JhengHei", "PingFang TC", "Heiti TC",
+              "Noto Sans CJK JP", "WenQuanYi Zen Hei", "AR PL UMing TW")
+
+
+@lru_cache(maxsize=None)
+def _cjk_font() -> str | None:
+    """The first installed font that draws Chinese, put first in Matplotlib's sans-serif list (DejaVu Sans still draws
+    the Latin letters and digits it has); None when there is none."""
+    installed = {font.name for font in font_manager.fontManager.ttflist}
+    found = next((name for name in _CJK_FONTS if name in installed), None)
+    if found is not None:
+        plt.rcParams["font.sans-serif"] = [found, *plt.rcParams["font.sans-serif"]]
+    return found
+
+
+def _(english: str) -> str:
+    """A plot's label in the student's language, or in English where no installed font can draw that language's
+    script (a zh_TW label on a machine without a Chinese font): a word in English reads better than empty boxes."""
+    text = gettext(english)
+    if text.isascii() or not any("\u2e80" <= ch <= "\u9fff" or "\uff00" <= ch <= "\uffef" for ch in text):
+        return text
+    return text if _cjk_font() is not None else english
 
 
 def _metric(name: str) -> str:

@@ -425,3 +425,19 @@ def test_an_edition_copy_that_is_a_link_is_never_read(tmp_path):
     repairs = []
     nb = intake.read_submission(folder, task, repairs)
     assert editions.notebook_language(nb) == "en" and any("was not read" in r and "link" in r for r in repairs)
+
+
+def test_plot_labels_in_chinese_only_where_a_font_can_draw_them(monkeypatch):
+    """Matplotlib's own font has no Chinese glyphs: a zh_TW label is drawn with an installed Chinese font, or in
+    English where there is none (never as empty boxes)."""
+    from coursekit import plots
+
+    monkeypatch.setenv("COURSEKIT_LANG", "zh_TW")
+    monkeypatch.delenv("JPY_SESSION_NAME", raising=False)
+    monkeypatch.setattr(plots, "_cjk_font", lambda: None)
+    assert plots._("confusion matrix") == "confusion matrix"
+    monkeypatch.setattr(plots, "_cjk_font", lambda: "Noto Sans CJK TC")
+    assert plots._("confusion matrix") == "混淆矩陣"
+    monkeypatch.setenv("COURSEKIT_LANG", "pt_BR")
+    monkeypatch.setattr(plots, "_cjk_font", lambda: None)
+    assert plots._("confusion matrix") == "matriz de confusão"

@@ -403,6 +403,11 @@ RIGHT = {
             # Asks for a copy every time.
             _TO_DEVICE.replace("return batch.to(device)", "return batch.to(device, copy=True)"),
         ],
+        "grad": [
+            # Detaches only what carries no gradient anyway: a tensor that requires one keeps its link to the graph.
+            _TO_DEVICE.replace("return batch.to(device)",
+                               "return batch.to(device) if batch.requires_grad else batch.detach().to(device)"),
+        ],
     },
     "train-step": {
         "values": [

@@ -14,7 +14,7 @@ from autograder.authoring import harness, mutants, variants
 from autograder.grading.sandbox import unavailable_reason
 from autograder.scale.grade import grade
 from autograder.core import notebooks
-from submission_factory import student_copy
+from submission_factory import student_copy, without_solution_markers
 
 pytestmark = [pytest.mark.slow, pytest.mark.filterwarnings("ignore::DeprecationWarning")]
 
@@ -41,8 +41,8 @@ def judged(tmp_path_factory):
     for number, trial in enumerate(trials):
         student = f"student{number}"
         students[student] = trial.key
-        source = trial.source.replace("### BEGIN SOLUTION\n", "").replace("### END SOLUTION\n", "")
-        notebooks.write(student_copy(NAME, replace={trial.grade_id: source}), submissions / student / NAME / f"{NAME}.ipynb")
+        notebooks.write(student_copy(NAME, replace={trial.grade_id: without_solution_markers(trial.source)}),
+                        submissions / student / NAME / f"{NAME}.ipynb")
     out = tmp_path_factory.mktemp("agreement-graded")
     results = grade(submissions, out, jobs=1, runner="cpu", unsafe_no_sandbox=unavailable_reason() is not None)
     return {students[r.student]: r for r in results}, by_harness

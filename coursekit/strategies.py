@@ -31,15 +31,10 @@ import torch
 from hypothesis import strategies as st
 from torch import nn
 
-<<<<<<< HEAD
-__all__ = ["Call", "calls", "shapes", "batch_sizes", "tensors", "around", "models", "gradient", "clock_calls",
-           "DescribedBytes", "draw", "describe", "size", "LAYOUTS", "TIME_UNIT", "st"]
-=======
 from .i18n import Words
 
-__all__ = ["Call", "calls", "shapes", "batch_sizes", "tensors", "around", "models", "gradient", "draw", "describe",
-           "words_data", "size", "LAYOUTS", "st"]
->>>>>>> main
+__all__ = ["Call", "calls", "shapes", "batch_sizes", "tensors", "around", "models", "gradient", "clock_calls",
+           "DescribedBytes", "draw", "describe", "words_data", "size", "LAYOUTS", "TIME_UNIT", "st"]
 
 SearchStrategy = st.SearchStrategy
 LAYOUTS = ("contiguous", "transposed", "strided", "offset")

@@ -196,6 +196,10 @@ WRONG = {
             "from coursekit.mnist import evaluate\n\n"
             "def accuracy(model, x, y):\n"
             "    return evaluate(model, x, y, nn.CrossEntropyLoss(), x.device)[1]\n",
+            # The private helper behind the course's evaluate, called directly: still the course's code.
+            "from coursekit.mnist import _evaluate\n\n"
+            "def accuracy(model, x, y):\n"
+            "    return _evaluate(model, x, y, nn.CrossEntropyLoss(), x.device, len(x))[1]\n",
             # Returns a tensor.
             _accuracy_with((".mean().item()", ".mean()")),
             # Counts instead of a fraction.

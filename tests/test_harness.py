@@ -65,3 +65,9 @@ def test_a_trial_that_ends_its_process_or_never_ends_is_stopped_and_loses_points
 def test_trials_of_a_cell_that_is_not_a_solution_cell_are_refused():
     with pytest.raises(harness.HarnessError, match="not solution cells"):
         harness.run("00_setup", [Trial("x", "no-such-cell", "pass")])
+
+
+def test_a_worker_that_imports_another_copy_of_the_course_refuses_to_judge(tmp_path):
+    assert harness._foreign_code({"root": str(harness._code_root())}) is None
+    said = harness._foreign_code({"root": str(tmp_path)})
+    assert str(tmp_path) in said and "make install" in said

@@ -363,7 +363,7 @@ def own_work(*answers: Any) -> None:
 
         hidden.own_work(coursekit.mnist.train_one_epoch, coursekit.mnist.fit)
     """
-    from .answers import name_of
+    from .answers import name_of, with_helpers
 
     names = set()
     for answer in answers:
@@ -371,7 +371,7 @@ def own_work(*answers: Any) -> None:
         if name is None:
             raise ValueError(f"{answer!r} is not one of the course's own answers (coursekit.answers.course_answer)")
         names.add(name)
-    _state["own_work"] = names
+    _state["own_work"] = with_helpers(names)   # the private helpers a named answer delegates to are forbidden with it
     _state["reported"] = set()
     try:   # in IPython (a kernel, the cell harness) the watch ends with the cell, whatever happens in it
         shell = get_ipython()  # noqa: F821 (defined by IPython)

@@ -19,7 +19,7 @@ from typing import Iterator
 import torch
 from torch import nn
 
-from .answers import course_answer
+from .answers import course_answer, helper_of
 
 __all__ = ["MNISTModel", "InMemoryBatches", "validation_split", "train_one_epoch", "evaluate", "fit", "Fingerprint",
            "fingerprint", "ledger"]
@@ -228,7 +228,7 @@ def train_one_epoch(model: nn.Module, batches, optimizer: torch.optim.Optimizer,
     return result
 
 
-@course_answer
+@helper_of(train_one_epoch)
 def _train_one_epoch(model, batches, optimizer, loss_fn, device, scheduler) -> tuple[tuple[float, float], _Rows]:
     model.train()
     total_loss = torch.zeros((), device=device)  # summed on the device: no sync per step
@@ -259,7 +259,7 @@ def evaluate(model: nn.Module, x: torch.Tensor, y: torch.Tensor, loss_fn: nn.Mod
     return _evaluate(model, x, y, loss_fn, device, batch_size)
 
 
-@course_answer
+@helper_of(evaluate)
 def _evaluate(model, x, y, loss_fn, device, batch_size) -> tuple[float, float]:
     model.eval()
     total_loss = torch.zeros((), device=device)  # summed on the device: one transfer at the end, as in training

@@ -33,8 +33,8 @@ from torch import nn
 
 from .i18n import Words
 
-__all__ = ["Call", "calls", "shapes", "batch_sizes", "tensors", "around", "models", "gradient", "draw", "describe",
-           "words_data", "size", "LAYOUTS", "st"]
+__all__ = ["Call", "calls", "shapes", "batch_sizes", "tensors", "around", "models", "gradient", "clock_calls",
+           "DescribedBytes", "draw", "describe", "words_data", "size", "LAYOUTS", "TIME_UNIT", "st"]
 
 SearchStrategy = st.SearchStrategy
 LAYOUTS = ("contiguous", "transposed", "strided", "offset")
@@ -149,6 +149,46 @@ def _model(inputs, outputs, width, dropout, batchnorm, mode, seed) -> nn.Module:
     return model.train(mode == "train")
 
 
+TIME_UNIT = 1 / 1024   # seconds: the durations of clock_calls are whole multiples of it, exact in binary
+
+
+def _clock_call(batch_size, device, warm, repeats, middle, spreads, order) -> Call:
+    timed = [middle] * (2 - repeats % 2) + [middle + sign * (middle * k // 8) for k in spreads for sign in (-1, 1)]
+    return Call((batch_size, device, len(warm), repeats, [TIME_UNIT * w for w in warm] + [TIME_UNIT * timed[k] for k in order]))
+
+
+def _clock_calls_of(repeats: int, devices: tuple, batch_sizes: tuple[int, int], warmups: int) -> SearchStrategy[Call]:
+    pairs = (repeats - 1) // 2 if repeats % 2 else (repeats - 2) // 2
+    return st.builds(_clock_call, st.integers(*batch_sizes), st.sampled_from(devices),
+                     st.lists(st.integers(1, 1024), max_size=warmups), st.just(repeats), st.integers(8, 256),
+                     st.lists(st.integers(1, 7), min_size=pairs, max_size=pairs, unique=True), st.permutations(range(repeats)))
+
+
+def clock_calls(devices: Sequence[Any] = ("cpu", torch.device("cpu"), "cuda", torch.device("cuda")),
+                batch_sizes: tuple[int, int] = (1, 512), warmups: int = 4, repeats: tuple[int, int] = (1, 7)
+                ) -> SearchStrategy[Call]:
+    """Calls ``(batch_size, device, warmup, repeats, durations)`` for code that times a function: ``durations`` lists how
+    long each call of it takes (``testing.PretendClock``), the ``warmup`` untimed ones of any length first, then the
+    ``repeats`` timed ones, all whole multiples of ``TIME_UNIT``. The timed ones are a middle duration (twice when their
+    number is even) and pairs ``middle - s`` and ``middle + s``, in a drawn order: their mean, their median and the
+    median of their rates all come from the middle one, so every reading of "the seconds per call" or "the median rate"
+    gives the same number, and a call timed twice, or not at all, shows."""
+    return st.integers(*repeats).flatmap(lambda count: _clock_calls_of(count, tuple(devices), batch_sizes, warmups))
+
+
+class DescribedBytes(bytes):
+    """Bytes that say in words, on the feedback page, what they hold (an IDX header and how it was cut, say): a drawn
+    input's description shows ``words`` instead of the raw bytes."""
+
+    def __new__(cls, data: bytes, words: str) -> "DescribedBytes":
+        made = super().__new__(cls, data)
+        made.words = words
+        return made
+
+    def __repr__(self) -> str:
+        return self.words
+
+
 def gradient(*positions: int):
     """A ``derive`` for ``hidden.generated``: the result, and its gradient with respect to the arguments at
     ``positions`` (or the error autograd raised, for a result cut off from them)."""
@@ -226,6 +266,8 @@ def describe(value: Any, depth: int = 0) -> Any:
     """A short description of an input for the feedback page (shapes, dtypes, layouts, modes, a few values), as Words."""
     if depth > 3:
         return "..."
+    if isinstance(value, DescribedBytes):
+        return value.words
     if isinstance(value, Call):
         parts = [describe(a, depth + 1) for a in value.args]
         parts += [Words("{name}={value}", name=k, value=describe(v, depth + 1)) for k, v in value.kwargs.items()]
@@ -289,6 +331,6 @@ def size(value: Any) -> float:
         return len(value) + sum(size(v) for v in value.values())
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         return min(abs(float(value)), 1e6) / 1e6 if math.isfinite(value) else 1.0
-    if isinstance(value, str):
+    if isinstance(value, (str, bytes)):
         return len(value) / 100
     return 0.0

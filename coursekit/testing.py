@@ -85,7 +85,7 @@ PROBES = {
     "grad": ("RecordingSGD", "ModeSpy", "grad=True", "NoGradOnly"),
     "randomness": ("reproducibility", "loader_generator"),
     "format": ("dim_images", "serve_dataset", "write_idx", "idx_bytes"),
-    "amp": ("AutocastSpy", "RecordingSGD", "ScalerSpy", "ClockSpy", "precision_probe", "MatmulSGD"),
+    "amp": ("AutocastSpy", "RecordingSGD", "ScalerSpy", "ClockSpy", "PretendClock", "precision_probe", "MatmulSGD"),
     "stability": ("hidden.same", "hidden.check"),
     "evaluation": ("EvaluationSpy", "cross_terms"),
     "aggregation": ("ScriptedLoss", "batches_of"),
@@ -99,7 +99,7 @@ PROBES = {
 }
 
 __all__ = ["CLASSES", "PROBES", "MetaModel", "serve_dataset", "refuse_cuda", "DeviceProbe", "LossSpy", "ModeSpy",
-           "RecordingSGD", "dim_images", "write_idx", "AutocastSpy", "ScalerSpy", "ClockSpy", "NanLossFrom", "twin",
+           "RecordingSGD", "dim_images", "write_idx", "AutocastSpy", "ScalerSpy", "ClockSpy", "PretendClock", "NanLossFrom", "twin",
            "pretend_cuda", "notebook_device_elsewhere", "idx_bytes", "labelled_points", "EvaluationSpy", "cross_terms",
            "ScriptedLoss", "batches_of", "confident_logits", "eval_outputs", "reproducibility", "loader_generator",
            "NoGradOnly", "MatmulSGD", "precision_probe", "FarDevice", "nested", "held_out_use", "held_out_logits"]
@@ -690,6 +690,70 @@ class ClockSpy:
         self._stack.enter_context(mock.patch.object(torch.cuda, "is_available", return_value=True))
         self._stack.enter_context(mock.patch.object(torch.cuda, "synchronize",
                                                     lambda *args, **kwargs: self.events.append("sync")))
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._stack.close()
+
+
+class PretendClock:
+    """A clock the test sets, for timing code: ``with PretendClock(durations, device) as clock:
+    samples_per_second(clock.tick, 8, device)``, then send what the code returned with ``hidden.same``.
+
+    The ``k``-th call of ``clock.tick`` is work of ``durations[k]`` seconds (a call past the list is work of
+    ``extra`` seconds), and every clock of the ``time`` module (``perf_counter``, ``monotonic``, ``time`` and their
+    ``_ns`` forms, ``timeit.default_timer``, and any of them imported by name into ``namespace``) reads a pretend time
+    that only that work moves. So a rate comes out exact (``batch_size / duration``), and which calls were timed shows
+    in its value. On a ``cuda`` device (CUDA pretended, as ``ClockSpy`` does) the work runs as a GPU runs it, after the
+    call returns: the clock reaches the end of the queued work only when the device is synchronized. Code that reads
+    the clock without synchronizing first times work queued earlier (the warm-up calls), or none at all: its rate
+    differs, a value, where ``ClockSpy`` can only observe."""
+
+    START = 1000.0          # seconds on the pretend clock when the block starts
+
+    def __init__(self, durations: Sequence[float], device: torch.device | str = "cpu", *, extra: float = 1.0,
+                 namespace: dict | None = None):
+        self.durations, self.extra, self.namespace = [float(d) for d in durations], float(extra), namespace
+        self.queued = torch.device(device).type == "cuda"
+        self.calls, self.now, self.busy_until = 0, self.START, self.START
+
+    def tick(self, *args, **kwargs) -> None:
+        work = self.durations[self.calls] if self.calls < len(self.durations) else self.extra
+        self.calls += 1
+        if self.queued:   # the device runs it after the work queued before it; the host goes on at once
+            self.busy_until = max(self.now, self.busy_until) + work
+        else:
+            self.now += work
+
+    def _synchronize(self, *args, **kwargs) -> None:
+        self.now = max(self.now, self.busy_until)
+
+    def _seconds(self) -> float:
+        return self.now
+
+    def _nanoseconds(self) -> int:
+        return round(self.now * 1e9)
+
+    def __enter__(self) -> "PretendClock":
+        import sys
+        import time
+
+        clocks = {"perf_counter": self._seconds, "monotonic": self._seconds, "time": self._seconds,
+                  "perf_counter_ns": self._nanoseconds, "monotonic_ns": self._nanoseconds, "time_ns": self._nanoseconds}
+        originals = {getattr(time, name): pretend for name, pretend in clocks.items()}
+        self._stack = contextlib.ExitStack()
+        for name, pretend in clocks.items():
+            self._stack.enter_context(mock.patch.object(time, name, pretend))
+        if "timeit" in sys.modules:
+            self._stack.enter_context(mock.patch.object(sys.modules["timeit"], "default_timer", self._seconds))
+        if self.namespace is not None:   # `from time import perf_counter` in the notebook binds the real clock
+            for name, value in list(self.namespace.items()):
+                if callable(value) and any(value is original for original in originals):
+                    self._stack.callback(self.namespace.__setitem__, name, value)   # only these names put back
+                    self.namespace[name] = originals[value]
+        if self.queued:
+            self._stack.enter_context(mock.patch.object(torch.cuda, "is_available", return_value=True))
+            self._stack.enter_context(mock.patch.object(torch.cuda, "synchronize", self._synchronize))
         return self
 
     def __exit__(self, *exc) -> None:

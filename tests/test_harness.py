@@ -100,3 +100,9 @@ def test_a_record_written_just_before_its_cell_ends_is_judged_with_it(tmp_path):
     for _ in range(2):
         children._read(run)
     assert seen and [r["name"] for r in seen[0]] == ["last check"]
+
+
+def test_a_worker_that_imports_another_copy_of_the_course_refuses_to_judge(tmp_path):
+    assert harness._foreign_code({"root": str(harness._code_root())}) is None
+    said = harness._foreign_code({"root": str(tmp_path)})
+    assert str(tmp_path) in said and "make install" in said

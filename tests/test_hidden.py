@@ -218,3 +218,34 @@ def test_a_grader_blocks_rules_serve_its_cell_and_the_cells_after_it():
     assert found["a"] == {} and set(found["b"]) == {"near"} and set(found["c"]) == {"near", "nearer"}
     one, two = hidden.encode(1.0), hidden.encode(1.05)
     assert found["c"]["near"](two, one) is None and found["c"]["nearer"](two, one) == "off by 0.05"
+
+
+def test_naming_a_course_answer_forbids_the_private_helpers_it_delegates_to():
+    from coursekit import mnist
+
+    model = nn.Linear(2, 2)
+    batch = [(torch.zeros(3, 2), torch.zeros(3, dtype=torch.long))]
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    hidden.begin("cell")
+    sent = records(lambda: (hidden.own_work(mnist.train_one_epoch, mnist.evaluate),
+                            mnist._train_one_epoch(model, batch, optimizer, nn.CrossEntropyLoss(), "cpu", None),
+                            mnist._evaluate(model, *batch[0], nn.CrossEntropyLoss(), "cpu", 10)))
+    hidden.begin("cell")   # the watch ends with the cell
+    assert [r["value"]["v"] for r in sent if r["kind"] == hidden.OWN_WORK] == ["coursekit.mnist._train_one_epoch",
+                                                                                "coursekit.mnist._evaluate"]
+    with pytest.raises(ValueError, match="marked answers"):
+        from coursekit.answers import helper_of
+        helper_of(len)
+
+
+def test_every_module_that_marks_answers_is_one_the_grader_imports():
+    from pathlib import Path
+
+    import coursekit
+    from coursekit import answers
+
+    marking = {f"coursekit.{p.stem}" for p in Path(coursekit.__file__).parent.glob("*.py")
+               if p.stem != "answers" and ("@course_answer" in p.read_text(encoding="utf-8")
+                                           or "@helper_of" in p.read_text(encoding="utf-8"))}
+    assert marking == set(answers.MODULES)
+    assert "coursekit.mnist._train_one_epoch" in answers.registry()   # what the grader's message may name

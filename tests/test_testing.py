@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import time
+
 import pytest
 import torch
 import torch.nn.functional as F
@@ -303,6 +305,52 @@ def test_clock_spy_records_synchronisation_and_calls():
     with testing.ClockSpy() as clock:
         careless(clock.tick, 1, 3)
     assert clock.events == ["call"] * 4
+
+
+def _rate_synchronized_at_the_end(fn, batch_size, device, warmup, repeats):
+    from coursekit.timing import synchronize
+
+    for _ in range(warmup):
+        fn()
+    start = time.perf_counter()
+    for _ in range(repeats):
+        fn()
+    synchronize(device)
+    return batch_size * repeats / (time.perf_counter() - start)
+
+
+def test_pretend_clock_gives_exact_rates_and_shows_a_missing_synchronize():
+    from coursekit.timing import measure
+
+    durations = [0.5, 0.5] + [0.25] * 3                          # two slow warm-up calls, three timed ones
+    for device in ("cpu", torch.device("cuda")):
+        with testing.PretendClock(durations, device) as clock:
+            assert 8 / measure(clock.tick, warmup=2, repeats=3, device=device) == 32.0
+        assert clock.calls == 5
+    with testing.PretendClock(durations, "cpu") as clock:        # on the CPU the work is done when the call returns
+        assert _rate_synchronized_at_the_end(clock.tick, 8, "cpu", 2, 3) == 32.0
+    with testing.PretendClock(durations, "cuda") as clock:       # on CUDA, queued warm-up work is timed too
+        assert _rate_synchronized_at_the_end(clock.tick, 8, "cuda", 2, 3) == 24 / 1.75
+    with testing.PretendClock(durations, "cuda") as clock:       # and without a synchronize no time passes at all
+        for _ in range(5):
+            clock.tick()
+        assert time.perf_counter() == testing.PretendClock.START
+    real = time.perf_counter
+    with testing.PretendClock([0.25], "cpu") as clock:
+        clock.tick()
+        clock.tick()                                             # past the list: `extra` seconds (1 by default)
+        assert time.perf_counter() == testing.PretendClock.START + 1.25 and time.perf_counter_ns() == 1001_250_000_000
+    assert time.perf_counter is real                             # the real clock is back
+
+
+def test_pretend_clock_replaces_a_clock_imported_by_name_and_puts_it_back():
+    namespace = {"perf_counter": time.perf_counter, "kept": 1}
+    with testing.PretendClock([0.5], "cpu", namespace=namespace) as clock:
+        start = namespace["perf_counter"]()
+        clock.tick()
+        assert namespace["perf_counter"]() - start == 0.5
+        namespace["made_inside"] = 2                             # what the block adds stays
+    assert namespace["perf_counter"] is time.perf_counter and namespace["made_inside"] == 2 and namespace["kept"] == 1
 
 
 def test_nan_loss_from_turns_nan_at_its_call():

@@ -94,7 +94,7 @@ def run(assignment: str, trials: list[Trial], *, leave_out: dict[str, str] | Non
     with tempfile.TemporaryDirectory(prefix="harness-") as scratch:
         job = Path(scratch) / "job.json"
         out = Path(scratch) / "outcomes.jsonl"
-        job.write_text(json.dumps({"assignment": assignment, "trials": [asdict(t) for t in trials],
+        job.write_text(json.dumps({"assignment": assignment, "root": str(_code_root()), "trials": [asdict(t) for t in trials],
                                    "leave_out": dict(leave_out or {}), "jobs": jobs, "limit_s": limit_s,
                                    "stop_after_last": stop_after_last, "out": str(out), "progress": progress}),
                        encoding="utf-8")
@@ -121,6 +121,23 @@ def run(assignment: str, trials: list[Trial], *, leave_out: dict[str, str] | Non
             raise HarnessError(f"the harness worker for {assignment} ended with exit code {done.returncode} after "
                                f"{len(by_key)} of {len(trials)} trials:\n{tail}")
         return [by_key[t.key] for t in trials]
+
+
+def _code_root() -> Path:
+    """The folder this process's course code (autograder, coursekit, solutions) comes from."""
+    return Path(__file__).resolve().parents[2]
+
+
+def _foreign_code(job: dict) -> str | None:
+    """Why the worker may not run this job: it imports another copy of the course than the caller's. The worker starts
+    in a folder of its own, so it finds the course the interpreter's virtual environment installed; a caller that
+    found another one through its working folder (a git worktree run with the main checkout's interpreter) would
+    otherwise be judged silently against the other copy's notebooks, hidden tests and coursekit."""
+    caller = job.get("root")
+    if caller is None or Path(caller).resolve() == _code_root():
+        return None
+    return (f"the harness worker imports the course from {_code_root()}, but was started from {caller}: run it with "
+            f"an interpreter whose virtual environment installs {caller} (its own .venv: make install)")
 
 
 # --- the worker ---------------------------------------------------------------------------------------------------
@@ -430,6 +447,10 @@ def work(job: dict) -> None:
         out.write(json.dumps(item) + "\n")
         out.flush()
 
+    foreign = _foreign_code(job)
+    if foreign:
+        write({"error": foreign})
+        return
     nb = notebooks.read(course.solution_notebook(name))
     trials: dict[str, list[dict]] = {}
     for trial in job["trials"]:

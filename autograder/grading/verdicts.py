@@ -105,11 +105,11 @@ def judge(reference: list[dict], student: list[dict], cell_rules: dict[str, dict
 def own_work_message(record: dict) -> Words:
     """The grader's words for a course answer that did a cell's work; it names the answer only if the name is one of
     the course's (the kernel chose it from that list, so nothing of the kernel's own making is shown)."""
-    from coursekit.answers import REGISTRY
+    from coursekit.answers import registry
 
     value = record.get("value") or {}
     name = value.get("v") if value.get("t") == "str" else None
-    if name in REGISTRY:
+    if name in registry():
         return Words("the code tested here called the course's own {name}, which does this exercise's work: no points "
                      "for handing it in", name=name)
     return Words("the code tested here called the course's own answer to this exercise: no points for handing it in")

@@ -94,6 +94,12 @@ WRONG = {
             _circles_with(("2 * math.pi * torch.rand", "math.pi * torch.rand")),
             # Rounds the wrong way for odd n (class 0 gets the extra point).
             _circles_with(("torch.arange(n) >= n // 2", "torch.arange(n) >= (n + 1) // 2")),
+            # One noise vector for every point: the whole picture shifts, the points keep their circle's shape.
+            _circles_with(("noise * torch.randn(n, 2, generator=generator)", "noise * torch.randn(2, generator=generator)")),
+            # One noise number per point, added to both coordinates: every point moves along the diagonal y = x.
+            _circles_with(("noise * torch.randn(n, 2, generator=generator)", "noise * torch.randn(n, 1, generator=generator)")),
+            # Labels alternating 0, 1, 0, 1...: for odd n class 0 gets the extra point.
+            _circles_with(("(torch.arange(n) >= n // 2).long()", "torch.arange(n) % 2")),
         ],
         "shapes": [
             # n // 2 points for each class: one point short whenever n is odd.
@@ -135,6 +141,11 @@ WRONG = {
     },
     "train-step": {
         "values": [
+            # The course's own epoch of training (lesson 08) on a one-batch list: right numbers, nobody's own work.
+            "from coursekit.mnist import _train_one_epoch\n\n"
+            "def train_step(model, x, y, optimizer, loss_fn):\n"
+            "    (loss, _), _ = _train_one_epoch(model, [(x, y)], optimizer, loss_fn, x.device, None)\n"
+            "    return loss\n",
             # Steps before backward.
             _step_with(("    loss.backward()\n    optimizer.step()\n", "    optimizer.step()\n    loss.backward()\n")),
             # Returns the tensor.
@@ -146,6 +157,10 @@ WRONG = {
             "    optimizer.step()\n"
             "    with torch.no_grad():\n"
             "        return loss_fn(model(x), y).item()\n",
+            # A fresh optimizer of its own instead of the one given: another rule, another learning rate.
+            _step_with(("    optimizer.zero_grad()\n", "    optimizer = torch.optim.SGD(model.parameters(), lr=0.01)\n    optimizer.zero_grad()\n")),
+            # The loss rounded for display.
+            _step_with(("return loss.item()", "return round(loss.item(), 4)")),
         ],
         "grad": [
             # Never clears the gradients: they pile up, yet the loss still falls with Adam.
@@ -177,10 +192,22 @@ WRONG = {
     },
     "accuracy": {
         "values": [
+            # The course's own evaluation (lesson 08): right numbers, nobody's own work.
+            "from coursekit.mnist import evaluate\n\n"
+            "def accuracy(model, x, y):\n"
+            "    return evaluate(model, x, y, nn.CrossEntropyLoss(), x.device)[1]\n",
+            # The private helper behind the course's evaluate, called directly: still the course's code.
+            "from coursekit.mnist import _evaluate\n\n"
+            "def accuracy(model, x, y):\n"
+            "    return _evaluate(model, x, y, nn.CrossEntropyLoss(), x.device, len(x))[1]\n",
             # Returns a tensor.
             _accuracy_with((".mean().item()", ".mean()")),
             # Counts instead of a fraction.
             _accuracy_with(("(predictions == y).float().mean().item()", "float((predictions == y).sum())")),
+            # Integer division: 0 unless every prediction is right.
+            _accuracy_with(("(predictions == y).float().mean().item()", "(predictions == y).sum().item() // len(y)")),
+            # Rounded to two decimals.
+            _accuracy_with(("(predictions == y).float().mean().item()", "round((predictions == y).float().mean().item(), 2)")),
         ],
         "modes": [
             # no_grad but no eval(): dropout stays on.
@@ -213,6 +240,17 @@ WRONG = {
     },
     "fit": {
         "values": [
+            # The course's own epoch of training (lesson 08) over the batches of each epoch: nobody's own work.
+            "from coursekit.mnist import train_one_epoch\n\n"
+            "def fit(model, x, y, optimizer, epochs, batch_size=32, generator=None):\n"
+            "    history = {'loss': [], 'accuracy': []}\n"
+            "    for _ in range(epochs):\n"
+            "        order = torch.randperm(len(x), generator=generator).to(x.device)\n"
+            "        batches = [(x[order[s:s + batch_size]], y[order[s:s + batch_size]]) for s in range(0, len(x), batch_size)]\n"
+            "        loss, _ = train_one_epoch(model, batches, optimizer, nn.CrossEntropyLoss(), x.device)\n"
+            "        history['loss'].append(loss)\n"
+            "        history['accuracy'].append(accuracy(model, x, y))\n"
+            "    return history\n",
             # Never shuffles.
             _fit_with(("        order = torch.randperm(len(x), generator=generator).to(x.device)\n", ""),
                       ("x[order[s:s + batch_size]], y[order[s:s + batch_size]]", "x[s:s + batch_size], y[s:s + batch_size]")),
@@ -247,12 +285,17 @@ WRONG = {
                        "            xb, yb = x[order[s:s + batch_size]], y[order[s:s + batch_size]]\n"
                        "            losses.append(train_step(model, xb, yb, optimizer, loss_fn))\n"),
                       ("accuracy(model, x, y)", "accuracy(model, xb, yb)")),
+            # The accuracy measured before the epoch's steps, not after them.
+            _fit_with(("        losses = [train_step(", "        history['accuracy'].append(accuracy(model, x, y))\n        model.train()\n        losses = [train_step("),
+                      ("        history['accuracy'].append(accuracy(model, x, y))\n    return", "    return")),
         ],
         "boundaries": [
             # n // batch_size + 1 batches: right when the last batch is smaller, but when batch_size divides n the
             # extra batch is empty, and its loss is NaN.
             _fit_with(("for s in range(0, len(x), batch_size)]",
                        "for s in range(0, (len(x) // batch_size + 1) * batch_size, batch_size)]")),
+            # range(0, n - 1, batch_size): when the last batch would hold a single sample, it is dropped.
+            _fit_with(("for s in range(0, len(x), batch_size)]", "for s in range(0, len(x) - 1, batch_size)]")),
         ],
         "modes": [
             # train() once before the loop: after the first accuracy() every step runs in eval mode.
@@ -339,6 +382,10 @@ WRONG = {
             _model("nn.Sequential(nn.Linear(2, 32), nn.ReLU(), nn.Linear(32, 32), nn.ReLU(), nn.Linear(32, 2), nn.Softmax(dim=1))"),
             # A LogSoftmax at the end: log-probabilities (trains, since CrossEntropyLoss normalises again, but they are no logits).
             _model("nn.Sequential(nn.Linear(2, 32), nn.ReLU(), nn.Linear(32, 32), nn.ReLU(), nn.Linear(32, 2), nn.LogSoftmax(dim=1))"),
+            # A ReLU after the last layer: scores that can never be negative.
+            _model("nn.Sequential(nn.Linear(2, 32), nn.ReLU(), nn.Linear(32, 32), nn.ReLU(), nn.Linear(32, 2), nn.ReLU())"),
+            # A Sigmoid at the end: each score squashed into (0, 1).
+            _model("nn.Sequential(nn.Linear(2, 32), nn.ReLU(), nn.Linear(32, 32), nn.ReLU(), nn.Linear(32, 2), nn.Sigmoid())"),
         ],
         "shapes": [
             # A forward pass that squeezes: a batch of one comes out as (2,).

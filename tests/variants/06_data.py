@@ -79,6 +79,9 @@ WRONG = {
             # 0 < i for 0 <= i: item 0 raises IndexError, so a loop over the dataset yields nothing.
             _squares("        if not 0 < i < self.n:\n            raise IndexError(i)\n"
                      "        return torch.tensor([float(i)]), torch.tensor([float(i * i)])\n"),
+            # __len__ one short: a DataLoader never asks for the last item.
+            _SQUARES_HEAD.replace("return self.n", "return self.n - 1") + "    def __getitem__(self, i):\n" + _IN_RANGE
+            + "        return torch.tensor([float(i)]), torch.tensor([float(i * i)])\n",
         ],
     },
     "make-loader": {
@@ -93,6 +96,11 @@ WRONG = {
             # Forgets batch_size: batches of one.
             "def make_loader(dataset, batch_size, seed):\n"
             "    return DataLoader(dataset, shuffle=True, generator=torch.Generator().manual_seed(seed))\n",
+            # A random sampler with replacement: some items come twice in an epoch, others never.
+            "from torch.utils.data import RandomSampler\n\n"
+            "def make_loader(dataset, batch_size, seed):\n"
+            "    sampler = RandomSampler(dataset, replacement=True, generator=torch.Generator().manual_seed(seed))\n"
+            "    return DataLoader(dataset, batch_size=batch_size, sampler=sampler)\n",
         ],
         "randomness": [
             # Seeds the global generator: reproducible only if nothing else draws random numbers in between.
@@ -114,6 +122,9 @@ WRONG = {
             _pad_with(("torch.tensor([len(s) for s, _ in batch])", "(padded != padding_value).sum(dim=1)")),
             # Ignores padding_value: always pads with 0.
             _pad_with((", padding_value=padding_value)", ")")),
+            # Sorts the batch in place, longest first (as pack_padded_sequence likes it): the caller's list changes, and so
+            # does the order of the rows.
+            _pad_with(("    padded = ", "    batch.sort(key=lambda pair: len(pair[0]), reverse=True)\n    padded = ")),
         ],
         "shapes": [
             # Time first: (T_max, B).
@@ -137,6 +148,19 @@ WRONG = {
     },
     "read-idx-header": {
         "values": [
+            # The bytes written to a file and read by the course's own reader (coursekit.data): nobody's own work.
+            "import math\n\nfrom coursekit.data import read_idx\n\n"
+            "def read_idx_header(raw):\n"
+            "    if len(raw) < 4 or raw[:3] != bytes([0, 0, 8]) or len(raw) < 4 + 4 * raw[3]:\n"
+            "        raise ValueError('bad magic number, or a header cut short')\n"
+            "    ndim = raw[3]\n"
+            "    shape = struct.unpack(f'>{ndim}I', raw[4:4 + 4 * ndim])\n"
+            "    path = Path(tempfile.mkdtemp()) / 'data.idx'\n"
+            "    path.write_bytes(raw[:4 + 4 * ndim] + bytes(math.prod(shape) if math.prod(shape) < 10**6 else 0))\n"
+            "    try:\n"
+            "        return tuple(read_idx(path).shape)\n"
+            "    except ValueError:\n"
+            "        return shape\n",
             # Checks only the two zero bytes, not the element type.
             _HEADER_OK
             + "    if raw[0] != 0 or raw[1] != 0:\n        raise ValueError('bad magic number')\n"
@@ -178,6 +202,12 @@ WRONG = {
             "    ndim = raw[3]\n"
             "    if len(raw) < 4 + 4 * ndim:\n        raise ValueError('header cut short')\n"
             "    return struct.unpack(f'>{ndim}I', raw[4:4 + 4 * ndim])\n",
+            # Signed sizes ('>i'): a size of 2**31 or more comes out negative.
+            _HEADER_OK
+            + "    if raw[:3] != b'\\x00\\x00\\x08':\n        raise ValueError('bad magic number')\n"
+            "    ndim = raw[3]\n"
+            "    if len(raw) < 4 + 4 * ndim:\n        raise ValueError('header cut short')\n"
+            "    return struct.unpack(f'>{ndim}i', raw[4:4 + 4 * ndim])\n",
         ],
         "boundaries": [
             # <= for < in the header's length check: a header with nothing after it (a file of zero items) is refused.
@@ -203,6 +233,13 @@ WRONG = {
     },
     "parse-idx": {
         "values": [
+            # The bytes written to a file and read by the course's own reader (coursekit.data): nobody's own work.
+            "from coursekit.data import read_idx\n\n"
+            "def parse_idx(raw):\n"
+            "    read_idx_header(raw)\n"
+            "    path = Path(tempfile.mkdtemp()) / 'data.idx'\n"
+            "    path.write_bytes(raw)\n"
+            "    return read_idx(path)\n",
             # No size check: reshape raises RuntimeError (not ValueError) on a damaged file.
             "def parse_idx(raw):\n"
             "    shape = read_idx_header(raw)\n"
@@ -220,6 +257,8 @@ WRONG = {
             _parse_with(("offset=4 + 4 * len(shape)", "offset=16")),
             # Images of 28 x 28 assumed, as in MNIST: any other shape is refused or mangled.
             _parse_with((".view(shape)", ".view(-1, 28, 28)")),
+            # The header read from the first 16 bytes (an image file's): a 4-D file's header is cut short.
+            _parse_with(("    shape = read_idx_header(raw)\n", "    shape = read_idx_header(raw[:16])\n")),
         ],
         "dtype": [
             # Converts to float on the way.

@@ -138,9 +138,18 @@ WRONG = {
             _TO_DEVICE.replace("    if isinstance(batch, torch.Tensor):\n",
                                "    if str(device) == 'cpu':\n        return batch\n    if isinstance(batch, torch.Tensor):\n", 1),
         ],
+        "grad": [
+            # Detached on the way: a tensor that was part of an autograd graph comes back cut off from it.
+            _TO_DEVICE.replace("return batch.to(device)", "return batch.to(device).detach()"),
+        ],
     },
     "train-step": {
         "values": [
+            # The course's own epoch of training (lesson 08) on a one-batch list: nobody's own work.
+            "from coursekit.mnist import _train_one_epoch\n\n"
+            "def train_step(model, batch, optimizer, loss_fn, device):\n"
+            "    (loss, _), _ = _train_one_epoch(model, [batch], optimizer, loss_fn, device, None)\n"
+            "    return torch.tensor(loss, device=device)\n",
             # .item() every step: a float, and a GPU synchronization per step.
             _step_with(("return loss.detach()", "return loss.item()")),
             # Returns the loss after the step (a second forward pass).
@@ -172,6 +181,8 @@ WRONG = {
             # Hands the loss back on the CPU, where the words say it stays on `device`.
             _step_with(("return loss.detach()", "return loss.detach().cpu()")),
             _step_with(("return loss.detach()", "return loss.detach().to('cpu')")),
+            # The loss brought back to the CPU: it should stay on the device, where the model is.
+            _step_with(("return loss.detach()", "return loss.detach().cpu()")),
         ],
     },
     "autocast-forward": {
@@ -189,6 +200,10 @@ WRONG = {
             # Converts a copy of the model and the input by hand instead of autocasting.
             "def autocast_forward(model, x):\n"
             "    return copy.deepcopy(model).to(torch.bfloat16)(x.to(torch.bfloat16))\n",
+            # float16 instead of bfloat16.
+            "def autocast_forward(model, x):\n"
+            "    with torch.autocast(device_type=x.device.type, dtype=torch.float16):\n"
+            "        return model(x)\n",
         ],
         "dtype": [
             # Converts the model itself: its parameters stay bfloat16 for good.
@@ -227,6 +242,8 @@ WRONG = {
             # Returns the scaled loss.
             _amp_with(("    scaler.scale(loss).backward()\n", "    scaled = scaler.scale(loss)\n    scaled.backward()\n"),
                       ("return loss.detach()", "return scaled.detach()")),
+            # The scaler's step, then the optimizer's own: two updates per call.
+            _amp_with(("    scaler.step(optimizer)\n", "    scaler.step(optimizer)\n    optimizer.step()\n")),
         ],
         "amp": [
             # Ignores the scaler: right while nothing overflows, wrong when a step must be skipped.
@@ -302,6 +319,9 @@ WRONG = {
             # Counts the samples of the warm-up calls too, over the time of the timed calls only.
             _TIMED_LOOP
             + "    return batch_size * (warmup + repeats) / (time.perf_counter() - start)\n",
+            # Floor division: a whole number of samples per second.
+            "def samples_per_second(fn, batch_size, device, warmup=2, repeats=5):\n"
+            "    return float(batch_size // measure(fn, warmup=warmup, repeats=repeats, device=device))\n",
         ],
         "amp": [
             # Warms up but never synchronizes: on a GPU it times the queueing, not the work.
@@ -382,6 +402,11 @@ RIGHT = {
                                "return batch if batch.device == torch.device(device) else batch.to(device)"),
             # Asks for a copy every time.
             _TO_DEVICE.replace("return batch.to(device)", "return batch.to(device, copy=True)"),
+        ],
+        "grad": [
+            # Detaches only what carries no gradient anyway: a tensor that requires one keeps its link to the graph.
+            _TO_DEVICE.replace("return batch.to(device)",
+                               "return batch.to(device) if batch.requires_grad else batch.detach().to(device)"),
         ],
     },
     "train-step": {
@@ -538,6 +563,20 @@ RIGHT = {
             # The whole timed loop at once, synchronized on both ends (a mean instead of a median).
             _TIMED_LOOP
             + "    return batch_size * repeats / (time.perf_counter() - start)\n",
+            # A clock imported by name, in nanoseconds, and CUDA synchronized by hand.
+            "from time import perf_counter_ns\n\n"
+            "def samples_per_second(fn, batch_size, device, warmup=2, repeats=5):\n"
+            "    on_gpu = torch.device(device).type == 'cuda'\n"
+            "    for _ in range(warmup):\n"
+            "        fn()\n"
+            "    if on_gpu:\n"
+            "        torch.cuda.synchronize(device)\n"
+            "    start = perf_counter_ns()\n"
+            "    for _ in range(repeats):\n"
+            "        fn()\n"
+            "    if on_gpu:\n"
+            "        torch.cuda.synchronize(device)\n"
+            "    return batch_size / ((perf_counter_ns() - start) / 1e9 / repeats)\n",
         ],
     },
 }

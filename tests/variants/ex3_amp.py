@@ -71,6 +71,8 @@ WRONG = {
             "    return nn.Sequential(*[nn.Linear(a, b) for a, b in zip(sizes, sizes[1:])])\n",
             # A ReLU after the output layer as well: the logits can no longer be negative.
             _mlp(end="    return nn.Sequential(*layers, nn.Linear(size, classes), nn.ReLU())\n"),
+            # Linear layers without biases.
+            _mlp(linear="nn.Linear(size, width, bias=False)"),
         ],
         "dtype": [
             # Converts the model to float16 by hand instead of leaving the casting to autocast.
@@ -106,6 +108,9 @@ WRONG = {
                        "    return float(flops / moved)\n"),
             # One FLOP per multiply-add.
             _intensity("    return float(batch * fan_in * fan_out / ((batch * fan_in + fan_in * fan_out + batch * fan_out) * dtype.itemsize))\n"),
+            # Floor division: the fraction of a FLOP per byte is lost.
+            _intensity("    numbers = batch * fan_in + fan_in * fan_out + batch * fan_out\n"
+                       "    return float(2 * batch * fan_in * fan_out // (numbers * dtype.itemsize))\n"),
         ],
     },
     "amp-step": {
@@ -169,6 +174,8 @@ WRONG = {
                         "    if dtype == torch.float16:\n"
                         "        scaler = make_scaler(x.device, dtype, enabled)\n"
                         "    scaler.scale(loss).backward()\n")),
+            # update() with a fixed new scale: the scale never grows or shrinks by itself.
+            _step_with(("    scaler.update()\n", "    scaler.update(2.0 ** 10)\n")),
         ],
         "grad": [
             # No zero_grad: gradients pile up from the second step on.
@@ -218,6 +225,10 @@ WRONG = {
                         "            step_fn()\n"
                         "        rates.append(batch_size / t.seconds)\n"
                         "    return float(statistics.median(rates)), rates\n"),
+            # The rates sorted before they are returned (the median needs them sorted, the list does not).
+            _throughput(_WARMUP + "    rates = []\n    for _ in range(repeats):\n        with Timer(device) as t:\n"
+                        "            step_fn()\n        rates.append(batch_size / t.seconds)\n"
+                        "    rates.sort()\n    return float(statistics.median(rates)), rates\n"),
         ],
         "amp": [
             # No synchronization: on a GPU this times the queueing, not the work.

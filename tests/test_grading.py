@@ -1,9 +1,9 @@
-"""`grade` end to end on every assignment: a blank submission of each, a complete one of the lessons that
-run quickly, and a one-mistake submission of two.
+"""`grade` end to end on every assignment: a blank submission of each, and a complete and a one-mistake
+submission of two.
 
 A complete submission runs the very program of the reference run (grading/reference.py): the lesson's
-cells with the solution's answers and the real test cells. So for the long lessons one run serves both
-purposes, and nothing is lost by not repeating it:
+cells with the solution's answers and the real test cells. So one run serves both purposes, and nothing
+is lost by not repeating it:
 
 - ``test_a_complete_copy_composes_to_the_reference_program``: the released lesson with the answers
   typed in composes to the reference's notebook, code cell for code cell (no execution needed);
@@ -13,10 +13,9 @@ purposes, and nothing is lost by not repeating it:
 - tests/test_variants.py runs the solution a second time, unboxed, and judges every test cell of every
   lesson against the reference: a value that changes from run to run would fail there.
 
-The lessons whose solution grades in under 20 s (scale/timings.py) are also graded end to end as a
-complete submission, and so are 01 and 07 with one answer left as the stub (that the grader scores each
-test cell on its own does not depend on the lesson; that each lesson's tests catch its mistakes is
-tests/test_variants.py's job).
+01 and 07 are also graded end to end as a complete submission, and with one answer left as the stub (that
+the grader scores each test cell on its own does not depend on the lesson; that each lesson's tests catch its
+mistakes is tests/test_variants.py's job).
 """
 
 from __future__ import annotations
@@ -32,7 +31,6 @@ import pytest
 from autograder.authoring.variants import local_reference
 from autograder.core import course, editions, notebooks, regions
 from autograder.grading import assignment, compose, scoring
-from autograder.scale import timings
 from autograder.scale.grade import grade, job_folder
 from autograder.grading.sandbox import unavailable_reason
 from autograder.core.settings import GRADED, NEEDS_GPU, NEEDS_MANUAL
@@ -47,9 +45,12 @@ ONE_WRONG = ("01_tensors", "07_devices_amp")
 JOBS = 1 if int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1")) > 1 else 2
 
 
-# Lessons graded end to end as a complete submission: those whose solution grades in under 20 s. For the others the
-# reference run is that run (see the module's docstring).
-END_TO_END = tuple(name for name in course.assignments() if timings.expected(name) < 20)
+# Lessons graded end to end as a complete submission: the two of the one-mistake submissions, which are compared with
+# it. For every other lesson the reference run is that run: a complete copy composes to the reference program
+# (test_a_complete_copy_composes_to_the_reference_program), which earns every point (test_the_reference_run_earns_
+# every_point), and the variants run shows that the hidden tests' values do not change from run to run
+# (tests/test_variants.py); a second full grading of each lesson would repeat the reference run (about 150 s of CPU).
+END_TO_END = ONE_WRONG
 assert set(ONE_WRONG) <= set(END_TO_END), "a one-mistake submission is compared with a complete one"
 
 

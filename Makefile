@@ -62,9 +62,11 @@ ARGS ?= --help
 nbgrader: install
 	JUPYTER_CONFIG_PATH=$(abspath jupyter/instructor) $(PY) -m nbgrader $(ARGS)
 
-# The suite, then nbval over every solution (top to bottom, no error; GPU-only cells skipped on a CPU; a few
-# printed facts compared with their stored output) and every lesson as a student first opens it (the cells
-# that can only fail before the exercises are answered carry release's raises-exception tag). Three workers
+# The suite, then nbval over every lesson and edition as a student first opens it (the cells that can only fail before
+# the exercises are answered carry release's raises-exception tag). Every solution runs top to bottom in the suite
+# already, as its reference run (in the grading box, no error allowed, GPU-only cells skipped on a CPU), where the few
+# facts its nbval-check-output cells print are compared with their stored output (tests/test_nbval.py); a third run
+# of each under nbval would only cost time (make nbval NOTEBOOKS=solutions/NN still runs one). Three workers
 # (pytest-xdist) on this 2-core machine, one maths thread per kernel: a worker spends much of its time waiting (a
 # kernel or a box starting, JupyterLab and the browser, nbgrader's commands, Slurm), and with two a core sat idle
 # about half the time (20 min 7 s with two workers, 17 min 22 s with three, same tests, one run after the other).
@@ -76,7 +78,7 @@ NBVAL := --nbval-lax --nbval-sanitize-with tests/nbval-sanitize.cfg --nbval-cell
 test: export OMP_NUM_THREADS ?= 1
 test: export MKL_NUM_THREADS ?= 1
 # (GitHub Actions runs the notebooks as a matrix of their own, one job per lesson, and sets NBVAL_PATHS empty here.)
-NBVAL_PATHS ?= solutions lessons
+NBVAL_PATHS ?= lessons
 test: install
 	$(PY) -m pytest tests $(NBVAL_PATHS) $(NBVAL) $(PARALLEL) $(PYTEST_ARGS)
 

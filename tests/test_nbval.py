@@ -1,4 +1,5 @@
-"""nbval over the course (``make test`` runs ``pytest --nbval-lax solutions lessons``), and the tags it relies on.
+"""nbval over the course (``make test`` runs ``pytest --nbval-lax lessons``), the tags it relies on, and the stored
+facts of the solutions, compared with their reference runs.
 
 - release tags exactly the cells of a lesson that may fail before its exercises are answered (nbval's
   ``raises-exception``), from the code: an exercise added or moved re-tags its dependants;
@@ -123,3 +124,36 @@ def test_a_broken_demonstration_cell_in_a_lesson_fails_nbval(tmp_path):
     notebooks.write(lesson, broken)
     failed = _nbval(broken)
     assert failed.returncode != 0 and "a demonstration the course broke" in failed.stdout, failed.stdout[-3000:]
+
+
+def _sanitised(text: str) -> str:
+    """``text`` with what tests/nbval-sanitize.cfg says may differ between runs replaced, as nbval does."""
+    import configparser
+    import re
+
+    config = configparser.ConfigParser()
+    config.read(course.ROOT / "tests" / "nbval-sanitize.cfg", encoding="utf-8")
+    for section in config.sections():
+        text = re.sub(config[section]["regex"], config[section]["replace"], text)
+    return text
+
+
+CHECKED = [name for name in course.assignments()
+           if any(notebooks.checks_output(c) for c in notebooks.read(course.solution_notebook(name)).cells)]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", CHECKED)
+def test_a_solution_prints_its_stored_facts_in_its_reference_run(name, tmp_path):
+    """The solution's nbval-check-output cells print, in the solution's reference run (the run grading compares every
+    student with, top to bottom in the box), exactly the output stored with them (as nbval would compare it)."""
+    from autograder.authoring.variants import local_reference
+
+    facts = local_reference(name, tmp_path).facts
+    for cell in notebooks.read(course.solution_notebook(name)).cells:
+        if not notebooks.checks_output(cell):
+            continue
+        stored = notebooks.stream_text(cell) + "".join(out.get("data", {}).get("text/plain", "")
+                                                       for out in cell.get("outputs", []) if "data" in out)
+        assert cell.get("id") in facts, f"{name}: the reference run has no output of cell {cell.get('id')}"
+        assert _sanitised(facts[cell["id"]]) == _sanitised(stored), f"{name}, cell {cell.get('id')}"

@@ -33,7 +33,7 @@ from ..core import notebooks, regions
 from . import compose, integrity, rules, runner, verdicts
 from .assignment import Assignment
 
-PROTOCOL = 1   # bump when the records' meaning changes in a way the sources below do not show
+PROTOCOL = 2   # bump when the records' meaning changes in a way the sources below do not show
 _KEYED_SOURCES = [Path(__file__).with_name("compose.py"), Path(__file__).with_name("assignment.py"), Path(regions.__file__)]
 
 
@@ -48,6 +48,7 @@ class Reference:
     rules: dict[str, dict[str, rules.Rule]] = field(default_factory=dict)   # cell -> its GRADER rules
     seconds: float = 0.0
     cached: bool = False
+    facts: dict[str, str] = field(default_factory=dict)   # cell id -> what a cell tagged nbval-check-output printed
 
     def checks(self) -> dict[str, verdicts.CellChecks]:
         return verdicts.judge(self.records, self.records, self.rules)
@@ -101,7 +102,19 @@ def _unsound(plan: compose.Plan, run: runner.Run, runner_kind: str) -> str | Non
     return None
 
 
-def _compute(assignment: Assignment, box: runner.Box, scratch: Path) -> list[dict]:
+def _facts(nb) -> dict[str, str]:
+    """What each cell tagged ``nbval-check-output`` printed in the run (its stdout, and the text of its results): the
+    solution's stored outputs are compared with it (tests/test_nbval.py), since this run is the solution's run."""
+    found = {}
+    for cell in nb.cells:
+        if cell.cell_type == "code" and notebooks.checks_output(cell):
+            texts = [notebooks.stream_text(cell)] + [out.get("data", {}).get("text/plain", "")
+                                                     for out in cell.get("outputs", []) if "data" in out]
+            found[cell.get("id", "")] = "".join(texts)
+    return found
+
+
+def _compute(assignment: Assignment, box: runner.Box, scratch: Path) -> tuple[list[dict], dict[str, str]]:
     plan = compose.build(copy.deepcopy(assignment.solution), assignment)
     private = scratch / "reference" / assignment.name
     run = runner.run(box, private, scratch, plan.nb, {f"{assignment.name}.ipynb": assignment.solution_file})
@@ -110,7 +123,7 @@ def _compute(assignment: Assignment, box: runner.Box, scratch: Path) -> list[dic
         raise ReferenceError(f"the reference run of {assignment.name} (the course's own solution) failed: {why}. "
                              f"Fix the solution or its hidden tests (python -m autograder variants {assignment.name} "
                              f"shows more); the executor's files are in {private}")
-    return verdicts.records_of(run.report.channel)
+    return verdicts.records_of(run.report.channel), _facts(run.executed)
 
 
 def load(assignment: Assignment, box: runner.Box, scratch: Path) -> Reference:
@@ -121,19 +134,20 @@ def load(assignment: Assignment, box: runner.Box, scratch: Path) -> Reference:
         if path.is_file():
             try:
                 stored = json.loads(path.read_text(encoding="utf-8"))
-                return Reference(assignment.name, stored["records"], grader, stored.get("seconds", 0.0), cached=True)
+                return Reference(assignment.name, stored["records"], grader, stored.get("seconds", 0.0), cached=True,
+                                 facts=stored.get("facts", {}))
             except (ValueError, KeyError):
                 path.unlink()   # a damaged cache entry is run again
         start = time.monotonic()
-        records = _compute(assignment, box, scratch)
-        reference = Reference(assignment.name, records, grader, time.monotonic() - start)
+        records, facts = _compute(assignment, box, scratch)
+        reference = Reference(assignment.name, records, grader, time.monotonic() - start, facts=facts)
         failing = [(cell, c) for cell, judged in reference.checks().items() for c in judged.checks if not c.passed]
         if failing:
             cell, check = failing[0]
             raise ReferenceError(f"the course's solution of {assignment.name} fails its own hidden check {cell} / {check.name}: "
                                  f"{check.message}")
         partial = path.with_suffix(f".part{os.getpid()}")
-        partial.write_text(json.dumps({"assignment": assignment.name, "records": records, "seconds": reference.seconds}),
-                           encoding="utf-8")
+        partial.write_text(json.dumps({"assignment": assignment.name, "records": records, "seconds": reference.seconds,
+                                       "facts": facts}), encoding="utf-8")
         partial.replace(path)
         return reference

@@ -438,8 +438,26 @@ def generated(got: dict, ref: dict, compare: str = "same", state: bool = False, 
         return None
     _, k, message = min(failures)
     return Words("{failing} of {count} generated inputs give another result than the solution's. The smallest of them: "
-                 "{input}. There, {difference}", failing=len(failures), count=len(expected), input=expected[k]["input"],
-                 difference=message)
+                 "{input}. There, {difference}", failing=len(failures), count=len(expected),
+                 input=_described(expected[k]), difference=message)
+
+
+def _words_from(data: Any, depth: int = 0) -> Any:
+    """A description's Words rebuilt from the reference run's data (coursekit.strategies.words_data)."""
+    if isinstance(data, dict) and isinstance(data.get("template"), str) and isinstance(data.get("fields"), dict) \
+            and depth < 40:
+        try:
+            return Words(data["template"], **{str(k): _words_from(v, depth + 1) for k, v in data["fields"].items()})
+        except (KeyError, IndexError, ValueError):
+            return None
+    return data if isinstance(data, str) else None
+
+
+def _described(draw: dict) -> Any:
+    """How the reference run described a drawn input: as Words where it sent them (so a page can translate it), else
+    its English text."""
+    rebuilt = _words_from(draw.get("words"))
+    return rebuilt if isinstance(rebuilt, Words) and str(rebuilt) == draw.get("input") else draw.get("input", "")
 
 
 LIBRARY: dict[str, Rule] = {"same": same, "like": like, "accuracy": accuracy, "raises": raises, "at_least": at_least,

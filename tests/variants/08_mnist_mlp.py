@@ -178,6 +178,10 @@ WRONG = {
             # The logits brought back to the CPU "for the loss": wrong wherever the model and its input live elsewhere.
             _mnist_model(_LAYERS, "return self.net(x).cpu()"),
         ],
+        "grad": [
+            # The output detached "to save memory": nothing can be trained through it.
+            _mnist_model(_LAYERS, "return self.net(x).detach()"),
+        ],
         "logits": [
             # Softmax at the end: probabilities instead of logits.
             _mnist_model(_LAYERS + ", nn.Softmax(dim=1)"),

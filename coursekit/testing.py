@@ -288,7 +288,22 @@ def _far(value: Any, inputs: Sequence[Any] = ()) -> Any:
 
 _COPIED_OUT = {torch.Tensor.item, torch.Tensor.tolist, torch.Tensor.__float__, torch.Tensor.__int__,
                torch.Tensor.__index__, torch.Tensor.__bool__}
-_MAY_MIX = {torch.Tensor.copy_, torch.Tensor.__getitem__, torch.Tensor.__setitem__}   # as CUDA allows it
+_MAY_MIX = {torch.Tensor.copy_, torch.Tensor.__getitem__, torch.Tensor.__setitem__,   # as CUDA allows it
+            torch.Tensor.fill_}   # fill_ reads its 0-d value with .item(), wherever it lives
+
+
+def _written(func: Any, args: Sequence[Any], kwargs: dict) -> list:
+    """The tensors a call writes into: ``out=``, and the tensor an in-place operation changes (``add_``, and ``+=``,
+    which reaches here as ``add_``)."""
+    written = _tensors_in(kwargs.get("out"), [])
+    if args and getattr(func, "__name__", "").endswith("_") and not getattr(func, "__name__", "").endswith("__"):
+        written += _tensors_in(args[0], [])
+    return written
+
+
+def _mixed(here: torch.Tensor) -> None:
+    raise RuntimeError(f"Expected all tensors to be on the same device, but found at least two devices, "
+                       f"{FarDevice.device.type} and {here.device}!")
 
 
 class _FarMode(torch.overrides.TorchFunctionMode):
@@ -310,11 +325,15 @@ class _FarMode(torch.overrides.TorchFunctionMode):
         made_there = _device_of((), {"device": kwargs.get("device")}) == FarDevice.device
         if made_there:   # a factory (torch.zeros(..., device=...)) asked for the second device
             kwargs = {**kwargs, "device": "cpu"}
+        # A 0-d CPU tensor may be read beside CUDA tensors, but never written: ``cpu_total += loss`` (loss on the GPU)
+        # raises there before it changes anything, so here too.
+        written = [t for t in _written(func, args, kwargs) if not isinstance(t, _FarTensor)]
+        if far and written and func not in _MAY_MIX:
+            _mixed(written[0])
         result = func(*args, **kwargs)
         here = [t for t in tensors if not isinstance(t, _FarTensor) and t.dim() > 0]
         if far and here and func not in _MAY_MIX and _tensors_in(result, []):   # a computation, not a question
-            raise RuntimeError(f"Expected all tensors to be on the same device, but found at least two devices, "
-                               f"{FarDevice.device.type} and {here[0].device}!")
+            _mixed(here[0])
         return _far(result, args) if far or made_there else result
 
     @staticmethod
@@ -355,7 +374,8 @@ class FarDevice:
     ``x.to(torch.device("meta"))``, ``model.to(...)``, ``torch.zeros(..., device=...)``) keeps its values and its
     gradients; its ``.device`` says ``meta``; ``.cpu()``, ``.to("cpu")``, ``.item()`` and ``.tolist()`` copy it back;
     ``.numpy()`` refuses it, as it refuses a CUDA tensor; an operation that mixes it with a CPU tensor (other than a
-    0-d one) raises the same-device error; ``.cuda()`` is refused. So code that forgets to bring a result back to the
+    0-d one it only reads: writing into a 0-d CPU tensor, ``cpu_total += loss``, is refused as on a GPU) raises the
+    same-device error; ``.cuda()`` is refused. So code that forgets to bring a result back to the
     CPU, or to move its data to the model's device, behaves as it would on a GPU machine, where ``hidden.on_meta``
     (shapes without numbers) cannot follow the code that far.
 

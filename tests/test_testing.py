@@ -649,6 +649,21 @@ def test_far_device_tells_a_result_brought_back_from_one_left_on_the_models_devi
     assert "same device" in str(found[_predict_never_moving_x])
 
 
+def test_far_device_lets_a_0d_cpu_tensor_be_read_but_not_written_as_cuda_does():
+    # CUDA takes a 0-d CPU tensor as an input beside its own, never as the output (TensorIterator's device check).
+    with testing.FarDevice() as far:
+        loss, total = far.move(torch.tensor(2.0)), torch.zeros(())
+        with pytest.raises(RuntimeError, match="same device"):
+            total.add_(loss)                                               # what `total += loss` runs
+        with pytest.raises(RuntimeError, match="same device"):
+            torch.mul(torch.ones(()), loss, out=total)
+        assert total.item() == 0.0                                         # refused before anything was written
+        kept = far.move(torch.zeros(()))
+        kept += torch.tensor(1.0)                                          # a CPU scalar read: allowed
+        total.copy_(loss)                                                  # a copy across devices: allowed
+    assert total.item() == 2.0 and far.located(kept).device.type == "meta"
+
+
 def test_far_device_trains_with_real_values_and_keeps_the_parameter_objects():
     torch.manual_seed(1)
     x, y = torch.randn(8, 3), torch.randint(0, 2, (8,))

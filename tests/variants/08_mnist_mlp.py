@@ -39,6 +39,11 @@ def _mnist_model(layers: str, forward: str = "return self.net(x)") -> str:
 _LAYERS = ("nn.Linear(784, 256), nn.ReLU(), nn.Dropout(0.2), nn.Linear(256, 128), nn.ReLU(), nn.Dropout(0.2), "
            "nn.Linear(128, 10)")
 
+# The model with named layers and one Dropout module, for the answers that write forward by hand (forward's body follows).
+_NAMED = ("class MNISTModel(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+          "        self.fc1, self.fc2, self.fc3 = nn.Linear(784, 256), nn.Linear(256, 128), nn.Linear(128, 10)\n"
+          "        self.drop = nn.Dropout(0.2)\n    def forward(self, x):\n")
+
 _EPOCH = (
     "def train_one_epoch(model, loader, optimizer, loss_fn, device):\n"
     "    model.train()\n"
@@ -123,6 +128,11 @@ WRONG = {
             _read_idx_with('    if magic != magic_expected:\n        raise ValueError(f"bad magic number {magic} in {path}")\n', ""),
             # No size check: a truncated body gives a RuntimeError from reshape, not a ValueError that says so.
             _read_idx_with('    if len(raw) - 4 - 4 * ndim != size:\n        raise ValueError(f"{path} is truncated")\n', ""),
+            # The course's own readers handed in: they do this exercise's work, so the cell earns nothing.
+            "from coursekit.data import load_images, load_labels\n",
+            # The course's IDX reader behind two functions of one's own: the same.
+            "from coursekit.data import read_idx\n\ndef load_images(path):\n    x = read_idx(path, 3)\n"
+            "    return x.reshape(len(x), -1).float() / 255\n\ndef load_labels(path):\n    return read_idx(path, 1).long()\n",
         ],
         "dtype": [
             # Pixels left in [0, 255].
@@ -142,12 +152,35 @@ WRONG = {
             _read_idx_with("if len(raw) - 4 - 4 * ndim != size:", "if len(raw) < size:"),
             # <= for <: a file of exactly the size its header announces is refused as truncated.
             _read_idx_with("if len(raw) - 4 - 4 * ndim != size:", "if len(raw) - 4 - 4 * ndim <= size:"),
+            # Only the magic number's last byte (the number of dimensions) checked: 2051 + 256 passes for an image file.
+            _read_idx_with("if magic != magic_expected:", "if magic % 256 != magic_expected % 256:"),
         ],
     },
     "mnist-model": {
         "values": [
             # Dropout forgotten (same parameter count).
             _mnist_model("nn.Linear(784, 256), nn.ReLU(), nn.Linear(256, 128), nn.ReLU(), nn.Linear(128, 10)"),
+            # The course's own model handed in: it does this exercise's work, so the cell earns nothing.
+            "from coursekit.mnist import MNISTModel\n",
+            # The course's model as a base class, nothing of one's own: the same.
+            "import coursekit.mnist\n\nclass MNISTModel(coursekit.mnist.MNISTModel):\n    pass\n",
+            # Dropout after the first hidden layer only.
+            _NAMED + "        x = self.drop(torch.relu(self.fc1(x)))\n        x = torch.relu(self.fc2(x))\n        return self.fc3(x)\n",
+        ],
+        "modes": [
+            # The Dropout layer is defined but forward never goes through it: train() mode is as deterministic as eval().
+            _NAMED + "        x = torch.relu(self.fc1(x))\n        x = torch.relu(self.fc2(x))\n        return self.fc3(x)\n",
+            # Functional dropout without training=self.training: on in eval() mode too.
+            _NAMED + "        x = nn.functional.dropout(torch.relu(self.fc1(x)), 0.2)\n"
+            "        x = nn.functional.dropout(torch.relu(self.fc2(x)), 0.2)\n        return self.fc3(x)\n",
+        ],
+        "result-device": [
+            # The logits brought back to the CPU "for the loss": wrong wherever the model and its input live elsewhere.
+            _mnist_model(_LAYERS, "return self.net(x).cpu()"),
+        ],
+        "grad": [
+            # The output detached "to save memory": nothing can be trained through it.
+            _mnist_model(_LAYERS, "return self.net(x).detach()"),
         ],
         "logits": [
             # Softmax at the end: probabilities instead of logits.
@@ -169,6 +202,23 @@ WRONG = {
             "    for x, y in loader:\n        x, y = x.to(device), y.to(device)\n        optimizer.zero_grad()\n        out = model(x)\n"
             "        loss = loss_fn(out, y)\n        loss.backward()\n        optimizer.step()\n        losses.append(loss.item())\n"
             "        accs.append((out.argmax(1) == y).float().mean().item())\n    return sum(losses) / len(losses), sum(accs) / len(accs)\n",
+            # The course's own function handed in: it does this exercise's work, so the cell earns nothing.
+            "from coursekit.mnist import train_one_epoch\n",
+            # A wrapper around the course's function: the same.
+            "import coursekit.mnist\n\ndef train_one_epoch(model, loader, optimizer, loss_fn, device):\n"
+            "    return coursekit.mnist.train_one_epoch(model, loader, optimizer, loss_fn, device)\n",
+            # A CrossEntropyLoss of its own instead of the loss_fn it is given.
+            _epoch_with(("    model.train()\n", "    model.train()\n    criterion = nn.CrossEntropyLoss()\n"),
+                        ("loss = loss_fn(out, y)", "loss = criterion(out, y)")),
+            # Totals kept in a default argument: the second call goes on from the first call's sums.
+            _epoch_with(("def train_one_epoch(model, loader, optimizer, loss_fn, device):\n",
+                         "def train_one_epoch(model, loader, optimizer, loss_fn, device, _sums=[0.0, 0, 0]):\n"),
+                        ("    tl, c, n = 0.0, 0, 0\n", "    tl, c, n = _sums\n"),
+                        ("    return tl / n, c / n\n", "    _sums[:] = [tl, c, n]\n    return tl / n, c / n\n")),
+        ],
+        "boundaries": [
+            # Every batch but the last trained on (a loop over the batches up to len - 1).
+            _epoch_with(("    for x, y in loader:\n", "    batches = list(loader)\n    for x, y in batches[:max(1, len(batches) - 1)]:\n")),
         ],
         "modes": [
             # Never switches to train(): a model left in eval() trains without dropout.
@@ -195,6 +245,10 @@ WRONG = {
             _epoch_with(("tl += loss.item() * len(y)", "tl += loss.item()"), ("return tl / n, c / n", "return tl, c / n")),
             # Weighted by batch size, but divided by the number of batches.
             _epoch_with(("return tl / n, c / n", "return tl / len(loader), c / n")),
+            # The number of samples counted in a second pass over the loader: an iterator that passes once is empty by then.
+            _epoch_with(("    return tl / n, c / n\n", "    n = sum(len(y) for _, y in loader) or n\n    return tl / n, c / n\n")),
+            # Integer division for the accuracy: 0 unless every prediction is right.
+            _epoch_with(("return tl / n, c / n", "return tl / n, c // n")),
             # The loss weighted right, the accuracy a mean of the batches' accuracies.
             _epoch_with(("    tl, c, n = 0.0, 0, 0\n", "    tl, c, n, accs = 0.0, 0, 0, []\n"),
                         ("        c += (out.argmax(1) == y).sum().item()\n",
@@ -209,10 +263,20 @@ WRONG = {
             "        for x, y in loader:\n            x, y = x.to(device), y.to(device)\n            out = model(x)\n"
             "            losses.append(loss_fn(out, y).item())\n            accs.append((out.argmax(1) == y).float().mean().item())\n"
             "    return sum(losses) / len(losses), sum(accs) / len(accs)\n",
+            # The course's own evaluate behind a function of one's own (the batches gathered into one set): it does this
+            # exercise's work, so the cell earns nothing.
+            "import coursekit.mnist\n\ndef evaluate(model, loader, loss_fn, device):\n    xs, ys = zip(*loader)\n"
+            "    return coursekit.mnist.evaluate(model, torch.cat(xs), torch.cat(ys), loss_fn, device)\n",
+            # A cross-entropy of its own instead of the loss_fn it is given.
+            _evaluate_with(("tl += loss_fn(out, y).item()", "tl += nn.functional.cross_entropy(out, y).item()")),
         ],
         "modes": [
             # Missing eval(): dropout stays on, results vary.
             _evaluate_with(("    model.eval()\n", "")),
+            # eval(), then the BatchNorm layers put back in training mode "to keep their statistics fresh": they normalise
+            # with each batch's statistics and move their running ones.
+            _evaluate_with(("    model.eval()\n", "    model.eval()\n    for m in model.modules():\n"
+                            "        if isinstance(m, nn.BatchNorm1d):\n            m.train()\n")),
         ],
         "grad": [
             # Missing no_grad: builds a graph for nothing.
@@ -328,6 +392,18 @@ RIGHT = {
             "        self.drop = nn.Dropout(0.2)\n        self.drop2 = nn.Dropout(p=0.2)\n"
             "    def forward(self, x):\n        x = self.drop(torch.relu(self.fc1(x)))\n        x = self.drop2(torch.relu(self.fc2(x)))\n"
             "        return self.fc3(x)\n",
+            # The layers defined from the output back, one Dropout module applied twice, dropout before the ReLU (the two
+            # commute: dropout zeroes and scales by a positive factor).
+            "class MNISTModel(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+            "        self.out = nn.Linear(128, 10)\n        self.hidden2 = nn.Linear(256, 128)\n        self.hidden1 = nn.Linear(784, 256)\n"
+            "        self.drop = nn.Dropout(p=0.2)\n"
+            "    def forward(self, x):\n        x = torch.relu(self.drop(self.hidden1(x)))\n"
+            "        x = torch.relu(self.drop(self.hidden2(x)))\n        return self.out(x)\n",
+        ],
+        "modes": [
+            # Functional dropout that follows the module's mode.
+            _NAMED + "        x = nn.functional.dropout(torch.relu(self.fc1(x)), 0.2, training=self.training)\n"
+            "        x = nn.functional.dropout(torch.relu(self.fc2(x)), 0.2, self.training)\n        return self.fc3(x)\n",
         ],
         "logits": [
             # A plain Linear last, then the raw scores.

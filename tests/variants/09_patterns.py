@@ -93,6 +93,9 @@ WRONG = {
             "    batches = InMemoryBatches(x, y, 64)\n    losses = []\n    for _ in range(epochs):\n"
             "        loss, _ = train_one_epoch(model, batches, opt, loss_fn, x.device)\n        losses.append(loss)\n"
             "    return losses, model\n",
+            # The seed folded into 16 bits "to keep it small": seeds that differ by a multiple of 65,536 give the same run.
+            "def seeded_run(seed, x, y, epochs=1):\n    seed = seed % 2**16\n    set_seed(seed)\n"
+            "    model = MNISTModel().to(x.device)\n" + _SEEDED_BODY,
             # The batches' generator seeded with a fixed number: every seed shuffles alike.
             "def seeded_run(seed, x, y, epochs=1):\n    set_seed(seed)\n    model = MNISTModel().to(x.device)\n"
             + _SEEDED_BODY.replace("manual_seed(seed)", "manual_seed(1234)"),
@@ -101,10 +104,22 @@ WRONG = {
             # The model and the training on the notebook's global device instead of x.device.
             "def seeded_run(seed, x, y, epochs=1):\n    set_seed(seed)\n    model = MNISTModel().to(device)\n"
             + _SEEDED_BODY.replace("x.device", "device"),
+            # The model never moved: right while the data is on the CPU, where the model is built.
+            "def seeded_run(seed, x, y, epochs=1):\n    set_seed(seed)\n    model = MNISTModel()\n" + _SEEDED_BODY,
+        ],
+        "boundaries": [
+            # At least one epoch, whatever epochs says: epochs=0 still trains.
+            "def seeded_run(seed, x, y, epochs=1):\n    set_seed(seed)\n    model = MNISTModel().to(x.device)\n"
+            + _SEEDED_BODY.replace("range(epochs)", "range(max(1, epochs))"),
+            # The last, shorter batch dropped (drop_last=True): data of fewer than 64 rows gives no batch at all.
+            "def seeded_run(seed, x, y, epochs=1):\n    set_seed(seed)\n    model = MNISTModel().to(x.device)\n"
+            + _SEEDED_BODY.replace("manual_seed(seed))", "manual_seed(seed), drop_last=True)"),
         ],
     },
     "checkpoint": {
         "values": [
+            # The epoch read back from the scheduler's own count, plus one "for the next epoch".
+            _SAVE_OK + _LOAD_OK.replace('    return state["epoch"]\n', "    return scheduler.last_epoch + 1\n"),
             # Weights, scheduler, epoch and RNG, but no optimizer state: momentum restarts at zero.
             _SAVE_OK.replace('"optimizer": optimizer.state_dict(), ', "")
             + _LOAD_OK.replace('    optimizer.load_state_dict(state["optimizer"])\n', ""),
@@ -133,6 +148,9 @@ def load_checkpoint(path, model, optimizer, scheduler, loader_generator):
             + _LOAD_OK.replace('    scheduler.load_state_dict(state["scheduler"])\n', ""),
         ],
         "randomness": [
+            # The loader generator's seed saved instead of its state: the shuffles restart from the first epoch's.
+            _SAVE_OK.replace('"loader_rng": loader_generator.get_state()', '"loader_seed": loader_generator.initial_seed()')
+            + _LOAD_OK.replace('loader_generator.set_state(state["loader_rng"])', 'loader_generator.manual_seed(state["loader_seed"])'),
             # No RNG states: dropout masks and shuffles of the first epochs are replayed.
             _SAVE_OK + _LOAD_OK.replace('    torch.set_rng_state(state["torch_rng"])\n    loader_generator.set_state(state["loader_rng"])\n', ""),
             # Saves the global generator's state but never restores it: the dropout masks depend on whatever ran before.
@@ -179,8 +197,23 @@ def load_checkpoint(path, model, optimizer, scheduler, loader_generator):
             "    norm = torch.sqrt(sum((p.grad ** 2).sum() for p in model.parameters() if p.grad is not None))\n"
             "    for p in model.parameters():\n        torch.nn.utils.clip_grad_norm_([p], max_norm)\n"
             "    optimizer.step()\n    return float(norm)\n",
+            # The L1 norm (norm_type=1) instead of the total (L2) norm.
+            _clip("    if scaler is not None:\n        scaler.unscale_(optimizer)\n"
+                  "    norm = torch.nn.utils.clip_grad_norm_(model.parameters(), max_norm, norm_type=1)\n"
+                  "    if scaler is not None:\n        scaler.step(optimizer)\n        scaler.update()\n"
+                  "    else:\n        optimizer.step()\n    return float(norm)\n"),
+            # Only the first layer's gradients measured and clipped.
+            _clip("    if scaler is not None:\n        scaler.unscale_(optimizer)\n"
+                  "    norm = torch.nn.utils.clip_grad_norm_(next(model.children()).parameters(), max_norm)\n"
+                  "    if scaler is not None:\n        scaler.step(optimizer)\n        scaler.update()\n"
+                  "    else:\n        optimizer.step()\n    return float(norm)\n"),
         ],
         "amp": [
+            # scaler.update() forgotten: the scale never drops after a skipped step.
+            _clip("    if scaler is not None:\n        scaler.unscale_(optimizer)\n"
+                  "    norm = torch.nn.utils.clip_grad_norm_(model.parameters(), max_norm)\n"
+                  "    if scaler is not None:\n        scaler.step(optimizer)\n"
+                  "    else:\n        optimizer.step()\n    return float(norm)\n"),
             # The scaled gradients clipped: max_norm meets a norm 65,536 times too large, the true step almost vanishes.
             _clip("    norm = torch.nn.utils.clip_grad_norm_(model.parameters(), max_norm)\n"
                   "    if scaler is not None:\n        scaler.step(optimizer)\n        scaler.update()\n"
@@ -295,6 +328,11 @@ def load_checkpoint(path, model, optimizer, scheduler, loader_generator):
     loader_generator.set_state(ckpt["rng"][1])
     return ckpt["meta"]["epoch"]
 ''',
+            # The scheduler's state restored before the optimizer's, and the generators' before the model's weights.
+            _SAVE_OK + "\ndef load_checkpoint(path, model, optimizer, scheduler, loader_generator):\n"
+            "    state = torch.load(path, weights_only=True)\n    scheduler.load_state_dict(state['scheduler'])\n"
+            "    optimizer.load_state_dict(state['optimizer'])\n    loader_generator.set_state(state['loader_rng'])\n"
+            "    torch.set_rng_state(state['torch_rng'])\n    model.load_state_dict(state['model'])\n    return state['epoch']\n",
             # The model's weights loaded last, after the generators' states.
             _SAVE_OK + _LOAD_OK.replace('    model.load_state_dict(state["model"])\n', "")
                                .replace('    return state["epoch"]\n', '    model.load_state_dict(state["model"])\n    return state["epoch"]\n'),

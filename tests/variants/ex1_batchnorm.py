@@ -59,6 +59,16 @@ WRONG = {
             "from coursekit.mnist import MNISTModel as _Ref\n"
             + _CLASS + "        self.inner = _Ref(batchnorm=True)\n"
             "    def forward(self, x):\n        return self.inner(x)\n",
+            # The course's model as a base class: it does this exercise's work, so the cell earns nothing.
+            "import coursekit.mnist\n\nclass MNISTModelBN(coursekit.mnist.MNISTModel):\n"
+            "    def __init__(self):\n        super().__init__(batchnorm=True)\n",
+            # The course's model's layers taken over: the same.
+            "import coursekit.mnist\n\n" + _CLASS + "        self.net = coursekit.mnist.MNISTModel(batchnorm=True).net\n"
+            "    def forward(self, x):\n        return self.net(x)\n",
+            # eps=1e-3 in BatchNorm: another normalisation than BatchNorm's default.
+            _model(_BN_LAYERS.replace("BatchNorm1d(256)", "BatchNorm1d(256, eps=1e-3)").replace("BatchNorm1d(128)", "BatchNorm1d(128, eps=1e-3)")),
+            # The second Dropout forgotten: the same in eval() mode, another model in train() mode.
+            _model(_BN_LAYERS.replace("nn.BatchNorm1d(128), nn.ReLU(), nn.Dropout(0.2),", "nn.BatchNorm1d(128), nn.ReLU(),")),
         ],
         "modes": [
             # No running statistics: eval() keeps normalising with the batch's own statistics.
@@ -75,6 +85,9 @@ WRONG = {
             + "        h = F.dropout(F.relu(self.bn1(self.fc1(x))), 0.2)\n"
             "        h = F.dropout(F.relu(self.bn2(self.fc2(h))), 0.2)\n"
             "        return self.fc3(h)\n",
+            # Running statistics updated with momentum 0.01: train() mode moves them ten times slower than the default.
+            _model(_BN_LAYERS.replace("BatchNorm1d(256)", "BatchNorm1d(256, momentum=0.01)")
+                   .replace("BatchNorm1d(128)", "BatchNorm1d(128, momentum=0.01)")),
             # BatchNorm by hand with the batch's statistics, in every mode (the running statistics are never used).
             _LAYERS
             + "        def norm(h, bn):\n"
@@ -92,6 +105,10 @@ WRONG = {
         "shapes": [
             # squeeze() "to tidy up": a batch of one comes back as (10,) instead of (1, 10).
             _model(_BN_LAYERS, "        return self.net(x).squeeze()\n"),
+        ],
+        "grad": [
+            # The output detached "to save memory": nothing can be trained through it.
+            _model(_BN_LAYERS, "        return self.net(x).detach()\n"),
         ],
         "device": [
             # Moves its input to the notebook's `device`: right only while the model happens to live there too.
@@ -141,6 +158,13 @@ WRONG = {
                      "    model.train(was)\n    return out.squeeze()\n"),
         ],
         "boundaries": [
+            # range(0, len(x) - 1, batch_size): with chunks of one row the last row is never predicted.
+            _predict("    was = model.training\n    model.eval()\n"
+                     "    dev = next(model.parameters()).device\n"
+                     "    with torch.no_grad():\n"
+                     "        out = torch.cat([model(x[s:s + batch_size].to(dev)).argmax(1).cpu()\n"
+                     "                         for s in range(0, len(x) - 1, batch_size)] or [torch.zeros(0, dtype=torch.long)])\n"
+                     "    model.train(was)\n    return out\n"),
             # len(x) // batch_size chunks: the last, shorter chunk is dropped (and fewer rows than one chunk give none).
             _predict("    was = model.training\n    model.eval()\n"
                      "    dev = next(model.parameters()).device\n"
@@ -171,6 +195,12 @@ WRONG = {
                      "    model.train(was)\n    return out\n"),
         ],
         "modes": [
+            # Restores only the top module's flag (model.training = was): its layers stay in eval() mode.
+            _predict("    was = model.training\n    model.eval()\n"
+                     "    dev = next(model.parameters()).device\n"
+                     "    with torch.no_grad():\n"
+                     "        out = torch.cat([model(c.to(dev)).argmax(1).cpu() for c in x.split(batch_size)])\n"
+                     "    model.training = was\n    return out\n"),
             # Forgets eval(): batch-dependent predictions, running statistics updated, a batch of one fails.
             _predict("    with torch.no_grad():\n"
                      "        return torch.cat([model(x[s:s + batch_size]).argmax(1) for s in range(0, len(x), batch_size)]).cpu()\n"),
@@ -205,6 +235,18 @@ WRONG = {
             _train(result="t.seconds"),
             # Learning rate hard-coded.
             _train(lr="1e-3"),
+            # AdamW (weight decay 0.01) instead of Adam.
+            _train().replace("torch.optim.Adam(", "torch.optim.AdamW("),
+            # batch_size not passed on: fit's default of 64 whatever the caller asked.
+            _train().replace(", batch_size=batch_size", ""),
+            # One call to fit per epoch, each reseeding its batches with the same seed: every epoch shuffles alike.
+            "def train_and_time(make_model, seed, train, val, *, epochs, device, batch_size=64, lr=1e-3):\n"
+            "    set_seed(seed)\n    model = make_model().to(device)\n"
+            "    opt = torch.optim.Adam(model.parameters(), lr=lr)\n    history = {}\n"
+            "    with Timer(device) as t:\n        for _ in range(epochs):\n"
+            "            h = fit(model, train, val, epochs=1, optimizer=opt, device=device, batch_size=batch_size, seed=seed)\n"
+            "            for k, v in h.items():\n                history.setdefault(k, []).extend(v)\n"
+            "    return history, t.seconds / epochs\n",
         ],
         "provenance": [
             # Measures on the training data (fit(model, train, train, ...)): every validation figure comes from the wrong data.
@@ -219,6 +261,8 @@ WRONG = {
             _train(fit_extra=""),
             # A fixed seed: every run starts from the same weights whatever `seed` says.
             _train(seed_line="    set_seed(0)\n"),
+            # The seed folded into 16 bits: seeds that differ by a multiple of 65,536 give the same run.
+            _train(seed_line="    seed = seed % 65536\n    set_seed(seed)\n"),
         ],
         "device": [
             # Picks its own device instead of the one it was given (right on a machine with one device only).
@@ -241,6 +285,12 @@ WRONG = {
             # The last epoch at or above the target, not the first.
             _first("    hits = [k for k, a in enumerate(history['val_acc'], start=1) if a >= target]\n"
                    "    return hits[-1] if hits else None\n"),
+            # The accuracies taken off the history's list as they are read: the caller's history is emptied.
+            _first("    acc, epoch = history['val_acc'], 0\n    while acc:\n        epoch += 1\n"
+                   "        if acc.pop(0) >= target:\n            return epoch\n    return None\n"),
+            # The epoch from which the accuracy stays at or above the target, not the first that reaches it.
+            _first("    acc = history['val_acc']\n    for k in range(len(acc)):\n"
+                   "        if all(a >= target for a in acc[k:]):\n            return k + 1\n    return None\n"),
             # Epoch of the best accuracy.
             _first("    acc = history['val_acc']\n"
                    "    if not acc or max(acc) < target:\n        return None\n"
@@ -266,6 +316,9 @@ WRONG = {
                    "    return next((k + 1 for k, a in enumerate(acc) if a >= target), None)\n"),
         ],
         "boundaries": [
+            # Both sides rounded to two decimals "as the plot shows them": a value just below the target counts.
+            _first("    for k, a in enumerate(history['val_acc'], start=1):\n"
+                   "        if round(a, 2) >= round(target, 2):\n            return k\n    return None\n"),
             # Strictly above the target: an epoch exactly at the target does not count.
             _first("    for k, a in enumerate(history['val_acc'], start=1):\n"
                    "        if a > target:\n            return k\n    return None\n"),
@@ -450,6 +503,9 @@ RIGHT = {
     "first-epoch": {
         "values": [
             _first("    return next((k + 1 for k, a in enumerate(history['val_acc']) if a >= target), None)\n"),
+            # NumPy: the first True of a boolean array, as a Python int.
+            _first("    import numpy as np\n    hits = np.asarray(history['val_acc'], dtype=float) >= target\n"
+                   "    return int(hits.argmax()) + 1 if hits.any() else None\n"),
         ],
         "provenance": [
             # The validation accuracies looked up by key once, then scanned with an index.

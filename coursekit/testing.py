@@ -300,6 +300,9 @@ class _FarMode(torch.overrides.TorchFunctionMode):
             return FarDevice.device
         if func in (torch.Tensor.to, torch.Tensor.cpu, torch.Tensor.cuda):
             return self._move(func, args, kwargs)
+        if func is torch.Tensor.__deepcopy__ and isinstance(args[0], _FarTensor):   # copy.deepcopy(model.state_dict())
+            plain = args[0].as_subclass(torch.Tensor)
+            return plain.detach().clone().requires_grad_(plain.requires_grad).as_subclass(_FarTensor)
         tensors = _tensors_in([args, kwargs], [])
         far = any(isinstance(t, _FarTensor) for t in tensors)
         if far and func is torch.Tensor.numpy:
@@ -354,7 +357,7 @@ class FarDevice:
     stands for an accelerator. A tensor or a module moved there (``far.move(model)``, or code that calls
     ``x.to(torch.device("meta"))``, ``model.to(...)``, ``torch.zeros(..., device=...)``) keeps its values and its
     gradients; its ``.device`` says ``meta``; ``.cpu()``, ``.to("cpu")``, ``.item()`` and ``.tolist()`` copy it back;
-    ``.numpy()`` refuses it, as it refuses a CUDA tensor; an operation that mixes it with a CPU tensor (other than a
+    ``copy.deepcopy`` copies it there; ``.numpy()`` refuses it, as it refuses a CUDA tensor; an operation that mixes it with a CPU tensor (other than a
     0-d one) raises the same-device error; ``.cuda()`` is refused. So code that forgets to bring a result back to the
     CPU, or to move its data to the model's device, behaves as it would on a GPU machine, where ``hidden.on_meta``
     (shapes without numbers) cannot follow the code that far.

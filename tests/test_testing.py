@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import copy
+
 import pytest
 import torch
 import torch.nn.functional as F
@@ -634,6 +636,20 @@ def test_far_device_trains_with_real_values_and_keeps_the_parameter_objects():
     fails(lambda: far.__enter__().located(made), "after the `with` block")
     far.__exit__(None, None, None)
     assert torch.ones(2).to("meta").device.type == "meta"        # outside the block, meta is meta again
+
+
+def test_far_device_deep_copies_stay_on_the_second_device_with_their_values():
+    torch.manual_seed(2)
+    model = nn.Sequential(nn.Linear(3, 4), nn.BatchNorm1d(4))
+    with testing.FarDevice() as far:
+        far.move(model)
+        saved = copy.deepcopy(model.state_dict())                 # what a finder saves before it trains
+        with torch.no_grad():
+            model[0].weight.add_(1.0)
+        copied = saved["0.weight"]
+        assert copied.device.type == "meta" and not copied.requires_grad
+        model.load_state_dict(saved)
+        assert torch.equal(model[0].weight.detach().cpu(), copied.cpu())
 
 
 def _moved_one_level(batch, device):

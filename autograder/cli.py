@@ -126,6 +126,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--submitted", type=Path, default=Path("submitted"),
                    help="SUBMITTED/<student>/<assignment>/<assignment>.ipynb (default: submitted/, as nbgrader collects)")
     p.add_argument("--out", type=Path, default=Path("similarity"), help="where NN.csv and NN.html go (default: similarity/)")
+    p.add_argument("--threshold", type=float, default=None,
+                   help="list a pair of code answers from this score, 0 to 1 (default: 0.75, a conservative line)")
+    p.add_argument("--written-threshold", type=float, default=None,
+                   help="list a pair of written answers from this score, 0 to 1 (default: 0.4)")
+    p.add_argument("--top", type=int, default=None,
+                   help="show at least this many of the class's highest pairs, listed or not (default: 20)")
     return parser
 
 
@@ -208,7 +214,9 @@ def main(argv: list[str] | None = None) -> int:
         if bool(args.names) == args.all:
             raise SystemExit("name the assignments to compare (python -m autograder similarity 05_training_loop), "
                              "or --all for every one, not both")
-        similarity.run(args.submitted, None if args.all else args.names, args.out)
+        options = similarity.Options(args.threshold, args.written_threshold,
+                                     similarity.TOP if args.top is None else args.top)
+        similarity.run(args.submitted, None if args.all else args.names, args.out, options)
         return 0
     if args.command == "mutants":
         from .authoring import mutants

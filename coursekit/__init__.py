@@ -3,7 +3,7 @@
 One place for each helper: data (``coursekit.data``), checks for test cells (``coursekit.checks``),
 seeding (``coursekit.seeding``), timing (``coursekit.timing``), plots (``coursekit.plots``), the
 environment report (``coursekit.environment``), the Build's reference model and loop (``coursekit.mnist``),
-and the probes the hidden tests use (``coursekit.testing``). Public PyTorch only: speed experiments that
+DataLoader workers on Windows and macOS (``coursekit.workers``), and the probes the hidden tests use (``coursekit.testing``). Public PyTorch only: speed experiments that
 need PyTorch's internals live in ``bench/``.
 """
 

@@ -341,7 +341,8 @@ def generated(name: str, fn: Callable, strategy: Any, *, examples: int = DEFAULT
     for call in strategies.draw(strategy, examples, _cases_seed(name)):
         described, size = strategies.describe(call), strategies.size(call)
         value = _invoke(fn, call, derive)
-        draws.append({"input": described[:MAX_TEXT], "size": size, "result": encode(value),
+        draws.append({"input": str(described)[:MAX_TEXT], "words": strategies.words_data(described), "size": size,
+                      "result": encode(value),
                       "state": encode(_state_of(call)) if state else None})
     _send({"record": 1, "cell": _state["cell"], "name": str(name)[:300], "kind": "value", "rule": "generated",
            "params": {"compare": rule, "state": state, **params}, "hint": hint,

@@ -12,6 +12,9 @@ the cell's error output, from which nbgrader and the autograder decide pass or f
   notebook's ``### Exercise k`` heading when the kernel knows its notebook) or the unfinished function.
   Any other ``NotImplementedError`` (one with a message, or from library code: PyTorch raises it for
   operations a device lacks) keeps its usual traceback.
+- A DataLoader whose workers are fresh Pythons (``spawn``: Windows, macOS) and need a class or a function defined in
+  the notebook says only that a worker "exited unexpectedly"; the same handler shows instead what happened and what
+  to do (:func:`coursekit.workers.explain`). Every other error keeps its usual traceback.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from __future__ import annotations
 import json
 import linecache
 import os
+import pickle
 import re
 import sys
 import traceback
@@ -140,9 +144,24 @@ def not_done_message(shell, error: BaseException, tb) -> str | None:
     return f"{RED}{BOLD}✗ {_('Not done yet:')}{RESET} " + advice.format(what=what, cell=_prompt(label))
 
 
-def _handle_not_implemented(shell, etype, value, tb, tb_offset=None):
-    """IPython custom exception handler (see ``InteractiveShell.set_custom_exc``)."""
-    message = not_done_message(shell, value, tb)
+def _worker_message(value: BaseException, tb) -> str | None:
+    """The course's message for a DataLoader whose spawned workers needed the notebook's definitions, or None."""
+    from .workers import explain   # imported here: torch loads only when a notebook's error needs it
+
+    try:
+        message = explain(value, tb)
+    except Exception:  # noqa: BLE001 (the explanation is a courtesy: the error itself still shows)
+        return None
+    return f"{RED}{BOLD}✗ DataLoader workers:{RESET} {message}" if message else None
+
+
+def _handle_error(shell, etype, value, tb, tb_offset=None):
+    """IPython custom exception handler (see ``InteractiveShell.set_custom_exc``): a stub left in an exercise, or
+    DataLoader workers that could not load the notebook's classes; every other error shows as usual."""
+    if isinstance(value, NotImplementedError):
+        message = not_done_message(shell, value, tb)
+    else:
+        message = _worker_message(value, tb)
     sys.last_type, sys.last_value, sys.last_traceback = etype, value, tb  # for %tb and %debug
     if sys.version_info >= (3, 12):
         sys.last_exc = value
@@ -153,8 +172,13 @@ def _handle_not_implemented(shell, etype, value, tb, tb_offset=None):
     return None
 
 
+# The errors the handler looks at: a stub's NotImplementedError, and what a DataLoader raises when its spawned workers
+# cannot load the notebook's classes (a worker "exited unexpectedly") or cannot pickle a lambda.
+_HANDLED = (NotImplementedError, RuntimeError, pickle.PicklingError)
+
+
 def install() -> bool:
-    """Register the NotImplementedError handler in the running IPython shell; True when done.
+    """Register the handler in the running IPython shell; True when done.
 
     Does nothing outside IPython, or where another custom exception handler is already registered.
     """
@@ -162,7 +186,7 @@ def install() -> bool:
     if shell is None or not hasattr(shell, "set_custom_exc"):
         return False
     current = tuple(getattr(shell, "custom_exceptions", ()) or ())
-    if current and current != (NotImplementedError,):
+    if current and current != _HANDLED:
         return False
-    shell.set_custom_exc((NotImplementedError,), _handle_not_implemented)
+    shell.set_custom_exc(_HANDLED, _handle_error)
     return True

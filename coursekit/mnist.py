@@ -262,14 +262,15 @@ def evaluate(model: nn.Module, x: torch.Tensor, y: torch.Tensor, loss_fn: nn.Mod
 @course_answer
 def _evaluate(model, x, y, loss_fn, device, batch_size) -> tuple[float, float]:
     model.eval()
-    total_loss, correct = 0.0, 0
+    total_loss = torch.zeros((), device=device)  # summed on the device: one transfer at the end, as in training
+    correct = torch.zeros((), dtype=torch.long, device=device)
     for start in range(0, x.shape[0], batch_size):
         xb = x[start:start + batch_size].to(device)
         yb = y[start:start + batch_size].to(device)
         logits = model(xb)  # (B, 10)
-        total_loss += loss_fn(logits, yb).item() * yb.shape[0]
-        correct += (logits.argmax(dim=1) == yb).sum().item()
-    return total_loss / x.shape[0], correct / x.shape[0]
+        total_loss += loss_fn(logits, yb).detach().float() * yb.shape[0]
+        correct += (logits.argmax(dim=1) == yb).sum()
+    return total_loss.item() / x.shape[0], correct.item() / x.shape[0]
 
 
 @course_answer

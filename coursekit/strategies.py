@@ -32,8 +32,10 @@ import torch
 from hypothesis import strategies as st
 from torch import nn
 
+from .i18n import Words
+
 __all__ = ["Call", "calls", "shapes", "batch_sizes", "tensors", "around", "models", "predictions_and_labels", "gradient",
-           "draw", "describe", "size", "LAYOUTS", "st"]
+           "draw", "describe", "words_data", "size", "LAYOUTS", "st"]
 
 SearchStrategy = st.SearchStrategy
 LAYOUTS = ("contiguous", "transposed", "strided", "offset")
@@ -221,51 +223,77 @@ def draw(strategy: SearchStrategy, examples: int, seed: int) -> list[Any]:
 
 
 # --- what an input is, in words (the feedback names the smallest input on which a result differs) -----------------
+# Each description is a ``Words`` (coursekit/i18n.py): English here, said again in the student's language on the
+# feedback page (``words_data`` carries its template and fields to the grader, ``words_from`` rebuilds it there).
 
-def _numbers(values: torch.Tensor) -> str:
+def _joined(parts: list[Any]) -> Any:
+    if not parts:
+        return ""
+    return parts[0] if len(parts) == 1 else Words("{first}, {rest}", first=parts[0], rest=_joined(parts[1:]))
+
+
+def _numbers(values: torch.Tensor) -> Any:
     flat = values.detach().reshape(-1)
     if flat.numel() <= 8:
         return "[" + ", ".join(f"{v:.4g}" if isinstance(v, float) else str(v) for v in flat.tolist()) + "]"
-    if flat.dtype.is_floating_point:
-        finite = flat[torch.isfinite(flat)]
-        span = f"from {finite.min().item():.4g} to {finite.max().item():.4g}" if finite.numel() else "none finite"
-        zeros = int((flat == 0).sum())
-        return f"values {span}" + (f", {zeros} of them exactly 0" if zeros else "")
-    return f"values from {flat.min().item()} to {flat.max().item()}"
+    if not flat.dtype.is_floating_point:
+        return Words("values from {low} to {high}", low=str(flat.min().item()), high=str(flat.max().item()))
+    finite = flat[torch.isfinite(flat)]
+    if not finite.numel():
+        return Words("no finite values")
+    zeros = int((flat == 0).sum())
+    return Words("values from {low} to {high}{zeros}", low=f"{finite.min().item():.4g}", high=f"{finite.max().item():.4g}",
+                 zeros=Words(", {count} of them exactly 0", count=zeros) if zeros else "")
 
 
-def describe(value: Any, depth: int = 0) -> str:
-    """A short description of an input for the feedback page: shapes, dtypes, layouts, modes, a few values."""
+def describe(value: Any, depth: int = 0) -> Any:
+    """A short description of an input for the feedback page (shapes, dtypes, layouts, modes, a few values), as Words."""
     if depth > 3:
         return "..."
     if isinstance(value, Call):
-        parts = [describe(a, depth + 1) for a in value.args] + [f"{k}={describe(v, depth + 1)}" for k, v in value.kwargs.items()]
-        where = " (tensors and model on another device)" if value.place == "far" else ""
-        return "(" + ", ".join(parts) + ")" + where
+        parts = [describe(a, depth + 1) for a in value.args]
+        parts += [Words("{name}={value}", name=k, value=describe(v, depth + 1)) for k, v in value.kwargs.items()]
+        return Words("({arguments}){place}", arguments=_joined(parts),
+                     place=Words(" (tensors and model on another device)") if value.place == "far" else "")
     if isinstance(value, torch.Tensor):
         shape = "(" + ", ".join(map(str, value.shape)) + ("," if value.dim() == 1 else "") + ")"
-        view = "" if value.is_contiguous() and value.storage_offset() == 0 else ", a non-contiguous view"
-        grad = ", requires_grad" if value.requires_grad else ""
         dtype = str(value.dtype).replace("torch.", "")
-        return f"a {shape} {dtype} tensor{view}{grad}, {_numbers(value)}" if value.numel() else f"an empty {shape} {dtype} tensor"
+        if not value.numel():
+            return Words("an empty {shape} {dtype} tensor", shape=shape, dtype=dtype)
+        view = "" if value.is_contiguous() and value.storage_offset() == 0 else Words(", a non-contiguous view")
+        grad = Words(", requires_grad") if value.requires_grad else ""
+        return Words("a {shape} {dtype} tensor{view}{grad}, {values}", shape=shape, dtype=dtype, view=view, grad=grad,
+                     values=_numbers(value))
     if isinstance(value, nn.Module):
-        kinds = [type(m).__name__ for m in value.modules() if not list(m.children())]
-        return f"a model ({' -> '.join(kinds)}) in {'train' if value.training else 'eval'}() mode"
+        kinds = " -> ".join(type(m).__name__ for m in value.modules() if not list(m.children()))
+        return Words("a model ({layers}) in {mode}() mode", layers=kinds, mode="train" if value.training else "eval")
     if isinstance(value, torch.optim.Optimizer):
         rates = ", ".join(f"{group['lr']:g}" for group in value.param_groups)
-        groups = len(value.param_groups)
-        return f"a {type(value).__name__} optimizer, {groups} parameter group{'s' if groups > 1 else ''} (lr {rates})"
+        if len(value.param_groups) == 1:
+            return Words("a {kind} optimizer (lr {rates})", kind=type(value).__name__, rates=rates)
+        return Words("a {kind} optimizer with {groups} parameter groups (lr {rates})", kind=type(value).__name__,
+                     groups=len(value.param_groups), rates=rates)
     if isinstance(value, torch.optim.lr_scheduler.LRScheduler):
-        return f"a {type(value).__name__} schedule"
+        return Words("a {kind} schedule", kind=type(value).__name__)
     if isinstance(value, (list, tuple)):
-        inner = ", ".join(describe(v, depth + 1) for v in list(value)[:6]) + (", ..." if len(value) > 6 else "")
-        return ("[" + inner + "]") if isinstance(value, list) else ("(" + inner + ("," if len(value) == 1 else "") + ")")
+        items = _joined([describe(v, depth + 1) for v in list(value)[:6]] + (["..."] if len(value) > 6 else []))
+        if isinstance(value, list):
+            return Words("[{items}]", items=items)
+        return Words("({items},)", items=items) if len(value) == 1 else Words("({items})", items=items)
     if isinstance(value, dict):
-        return "{" + ", ".join(f"{k!r}: {describe(v, depth + 1)}" for k, v in list(value.items())[:6]) + "}"
+        return Words("{{{items}}}", items=_joined([Words("{key}: {value}", key=repr(k), value=describe(v, depth + 1))
+                                                 for k, v in list(value.items())[:6]]))
     if isinstance(value, float):
         return f"{value:.9g}"
     text = repr(value)
     return text if len(text) <= 60 else text[:57] + "..."
+
+
+def words_data(message: Any) -> Any:
+    """A description as JSON-ready data: a Words as its template and fields, anything else as text."""
+    if isinstance(message, Words):
+        return {"template": message.template, "fields": {k: words_data(v) for k, v in message.fields.items()}}
+    return str(message)
 
 
 def size(value: Any) -> float:

@@ -1,8 +1,9 @@
-"""courselab: JupyterLab for the course, in two set-ups from one install.
+"""courselab: JupyterLab for the course, in three set-ups from one install.
 
 ``python -m courselab`` (or ``make course``) starts the **student** set-up on ``lessons/``; with ``--lang pt_BR`` (or
 ``make course LANG=pt_BR``) on that edition's lessons, ``lessons/pt_BR/``, with JupyterLab's menus in its language;
-``python -m courselab instructor`` (or ``make instructor``) the **instructor** set-up at the repository root.
+``python -m courselab instructor`` (or ``make instructor``) the **instructor** set-up at the repository root;
+``python -m courselab hub`` the set-up of a student on a shared server, in the folder it is started from.
 Each set-up is a folder of ordinary Jupyter configuration committed under ``jupyter/<role>/``, put first on
 Jupyter's config search path with ``JUPYTER_CONFIG_PATH`` (see ``jupyter/README.md``):
 
@@ -13,7 +14,7 @@ Jupyter's config search path with ``JUPYTER_CONFIG_PATH`` (see ``jupyter/README.
 - hub: a student on a shared server (JupyterHub): the Assignment List (fetch, validate, submit, fetch feedback)
   on the exchange and course id of ``jupyter/hub/nbgrader_config.py``; no instructor tools.
 
-Both set-ups serve Validate from :mod:`courselab.validate` (in a child process, so that a long validation
+All three serve Validate from :mod:`courselab.validate` (in a child process, so that a long validation
 never blocks the server), and neither hands a plotting backend to the notebook kernels: a kernel that
 inherits ``MPLBACKEND=Agg`` (as test and grading runs set it) draws every figure to nowhere.
 
@@ -175,9 +176,22 @@ def _jupyter_server_extension_points():
     return [{"module": "courselab"}]
 
 
+_TRUSTED = "courselab_trusted_code"   # the settings key of the instructor set-up's page policy (page_policy.Trusted)
+
+
 def _load_jupyter_server_extension(serverapp) -> None:
     from . import page_policy, validate
 
     validate.add_handlers(serverapp)
     if serverapp.jpserver_extensions.get("nbgrader.server_extensions.formgrader"):   # the instructor set-up
-        page_policy.add_to(serverapp)
+        serverapp.web_app.settings[_TRUSTED] = page_policy.add_to(serverapp)
+
+
+async def _start_jupyter_server_extension(serverapp) -> None:
+    # Called once every extension has loaded: nbgrader's Formgrader (loaded after courselab, by name) has put its
+    # renderers in the settings, which the course's replace; JupyterLab's templates are known.
+    from . import page_policy
+
+    trusted = serverapp.web_app.settings.get(_TRUSTED)
+    if trusted is not None:
+        page_policy.start(serverapp, trusted)

@@ -89,7 +89,8 @@ _SPREAD_BY_LESSON = {"test_grading", "test_variants"}
 # 2026-12-05); the ones not named here take a few seconds. Only the order of the groups depends on them.
 _MODULE_SECONDS = {"test_hostile_submissions": 290, "test_classroom": 275, "test_browser": 260, "test_instructor_pages": 190,
                    "test_grading_isolation": 120, "test_intake_fuzz": 115, "test_exchange_fuzz": 110, "test_shards": 105, "test_slurm": 65,
-                   "test_demos": 45, "test_plain_commands": 25, "test_nbval": 20, "test_similarity": 15, "test_release": 12}
+                   "test_demos": 45, "test_plain_commands": 25, "test_workers": 25, "test_nbval": 20, "test_similarity": 25,
+                   "test_release": 12}
 
 
 def _module_and_lesson(nodeid: str) -> tuple[str, str | None]:

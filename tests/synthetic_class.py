@@ -3,13 +3,20 @@ right answers.
 
 Honest students: for each graded code cell, one right answer chosen at random (the solution, or any RIGHT variant of
 ``tests/variants/NN.py``: however many there are), then written in the student's own way: at every spot where
-Python offers another spelling of the same thing (operand order, a method or torch's function, an axis by keyword or
-by position, a name for the result, a check of the first argument), the other one taken or not at random. Written answers:
-sentences of words drawn at random from the lesson's prose (never its sentences, which the report treats as given).
+Python offers another spelling of the same thing (``_Touches``: operand order, a method or torch's function, an axis
+by keyword or by position, a name for the result, a check of the first argument) the other one taken or not at
+random, and in the student's own habits (``HONEST_STYLES``: names, comments, loops or comprehensions, the order of
+independent statements, and in the held-out styles other forms of the same step and helpers of their own; see
+synthetic_code.py). Written answers: sentences of the student's own, with the figures of their own run
+(synthetic_prose.py); some students write in Brazilian Portuguese.
 
-Planted copies: a copier takes one honest student's notebook and hides the copy: renamed identifiers, new comments,
-functions in another order, reformatted code (``ast.unparse``), other string literals, and in some one cell
-replaced by an answer of its own. ``PLANTED`` names each copier's disguise.
+Planted copies: a copier takes one honest student's notebook and hides the copy (``PLANTED``: renamed, recommented,
+statements reordered, loops turned into comprehensions and back, code moved into helpers, one cell replaced by an
+answer of their own; written answers with words changed or swapped for synonyms, figures kept). A ring is three
+students: one honest, one who copied them lightly, one who copied the copy and restructured it.
+
+**Held out**: the disguises and honest styles marked ``held_out`` were never used to choose a threshold or a weight:
+bench/similarity_scale.py reports them apart, as the nearest thing to the private class the maintainers measure on.
 
 Nothing here runs a notebook: the report reads code, it never executes it.
 """
@@ -18,27 +25,57 @@ from __future__ import annotations
 
 import ast
 import random
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import nbformat
 
+import synthetic_code as code
+import synthetic_prose as prose
 from autograder.authoring.variants import load_file
 from autograder.core import course, notebooks
 from submission_factory import without_solution_markers
 
-# What each planted copier does to the notebook it copies.
+
+@dataclass(frozen=True)
+class Disguise:
+    """How a copier hides a copy: code edits (synthetic_code.rewrite's, with their chance), renaming, comments, a
+    cell replaced by an answer of the copier's own, and what is done to the written answers."""
+    code: tuple[tuple[str, float], ...] = ()
+    naming: str | None = None
+    comments: float = 0.0
+    cell: str | None = None        # "one": a cell at random, "longest": the longest one, replaced
+    written: str = "reworded"      # "reworded", "synonyms" (words swapped, figures kept), "shuffled"
+    held_out: bool = False
+
+
+_RESTRUCTURE = (("reorder", 1.0), ("loops", 1.0), ("helpers", 1.0))
 PLANTED = {
-    "renamed": ("rename",),
-    "recommented": ("comments", "format"),
-    "reordered": ("reorder", "rename", "strings"),
-    "disguised": ("rename", "comments", "reorder", "format", "strings"),
-    "one-cell-changed": ("rename", "comments", "format", "one_cell"),
+    "renamed": Disguise(naming="copier"),
+    "recommented": Disguise(comments=0.3),
+    "reordered": Disguise((("reorder", 1.0),), written="synonyms"),
+    "loops": Disguise((("loops", 1.0),), written="synonyms"),
+    "helpers": Disguise((("helpers", 1.0),), written="synonyms"),
+    "restructured": Disguise(_RESTRUCTURE, written="synonyms"),
+    "restructured-renamed": Disguise(_RESTRUCTURE + (("strings", 1.0),), "copier", 0.3, written="synonyms"),
+    "one-cell-changed": Disguise((), "copier", 0.3, cell="one"),
+    # held out: never used to choose anything
+    "tail-helper-renamed": Disguise((("tail_helper", 1.0), ("reorder", 1.0)), "copier", 0.2, written="shuffled",
+                                    held_out=True),
+    "restructured-long-cell-rewritten": Disguise(_RESTRUCTURE, "copier", 0.2, cell="longest", written="shuffled",
+                                                 held_out=True),
+    "ring": Disguise(_RESTRUCTURE, "copier", written="synonyms", held_out=True),
 }
-RESULT_NAMES = ("out", "result", "answer", "value", "res", "ret", "output", "final")
+TUNED = tuple(name for name, d in PLANTED.items() if not d.held_out)
+HELD_OUT = tuple(name for name, d in PLANTED.items() if d.held_out)
+# An honest student's habits: edit -> (the share of students who have it, its chance at each place it applies).
+HONEST_STYLES = {"loops": (0.4, 0.7), "reorder": (0.3, 1.0)}
+HELD_OUT_STYLES = {"variety": (0.6, 0.3), "helpers": (0.2, 0.5), "tail_helper": (0.1, 0.5)}
+NAMING = (None, None, "short", "long", "camel")
+RESULT_NAMES = code.RESULT_NAMES
 TOUCH = 0.4  # the chance that an honest student writes any one spot of an answer in another of its ways
 AXIS_METHODS = {"sum", "mean", "max", "min", "argmax", "softmax", "log_softmax", "cumsum", "std", "var", "unsqueeze"}
+PORTUGUESE = 0.15  # the share of students who write their answers in Brazilian Portuguese
 
 
 @dataclass
@@ -48,6 +85,14 @@ class SyntheticClass:
     honest: list[str]
     copies: dict[str, str] = field(default_factory=dict)   # copier -> the student copied
     disguise: dict[str, str] = field(default_factory=dict)  # copier -> PLANTED's key
+    rings: list[tuple[str, str, str]] = field(default_factory=list)  # (honest, light copy, copy of the copy)
+
+    def planted(self) -> dict[frozenset, str]:
+        """Every pair that shares copied work -> its disguise (a ring's three pairs are "ring")."""
+        found = {frozenset(pair): self.disguise[pair[0]] for pair in self.copies.items()}
+        for ring in self.rings:
+            found |= {frozenset(p): "ring" for p in ((ring[0], ring[1]), (ring[1], ring[2]), (ring[0], ring[2]))}
+        return found
 
 
 def right_answers(assignment: str) -> dict[str, list[str]]:
@@ -159,100 +204,33 @@ class _Touches(ast.NodeTransformer):
         return node
 
 
-def personal(source: str, rng: random.Random) -> str:
-    """``source`` as one honest student writes it (``_Touches``)."""
-    try:
-        tree = ast.parse(source)
-    except SyntaxError:
-        return source
-    return ast.unparse(ast.fix_missing_locations(_Touches(rng).visit(tree))) + "\n"
 
-
-class _Renamer(ast.NodeTransformer):
-    """Every name the cell binds, but the functions and classes it defines at the top (which the tests call)."""
-
-    def __init__(self, keep: set[str], rng: random.Random):
-        self.keep, self.rng, self.names = keep, rng, {}
-
-    def new(self, name: str) -> str:
-        if name in self.keep or name == "self":
-            return name
-        return self.names.setdefault(name, f"{self.rng.choice(['my', 'tmp', 'the', 'x'])}_{name[::-1].strip('_')}_{len(self.names)}")
-
-    def visit_Name(self, node):
-        if node.id in self.bound:
-            node.id = self.new(node.id)
-        return node
-
-    def visit_arg(self, node):
-        node.arg = self.new(node.arg)
-        return node
-
-    def visit_Attribute(self, node):
-        self.generic_visit(node)
-        if node.attr in self.attributes:
-            node.attr = self.new(node.attr)
-        return node
-
-    def rename(self, tree: ast.Module) -> ast.Module:
-        self.bound = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
-        self.bound |= {a.arg for a in ast.walk(tree) if isinstance(a, ast.arg)}
-        self.attributes = {n.attr for n in ast.walk(tree) if isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Store)}
-        return self.visit(tree)
-
-
-def disguised(source: str, how: tuple[str, ...], rng: random.Random) -> str:
-    """A copy of ``source`` hidden in the ways ``how`` names (PLANTED)."""
-    try:
-        tree = ast.parse(source)
-    except SyntaxError:
-        return source
-    if "rename" in how:
-        top = {n.name for n in tree.body if isinstance(n, (ast.FunctionDef, ast.ClassDef))}
-        tree = _Renamer(top | set(dir(__builtins__)), rng).rename(tree)
-    if "reorder" in how:
-        defs = [i for i, n in enumerate(tree.body) if isinstance(n, (ast.FunctionDef, ast.ClassDef))]
-        moved = [tree.body[i] for i in defs][::-1]
-        for i, node in zip(defs, moved):
-            tree.body[i] = node
-        for node in ast.walk(tree):
-            if isinstance(node, ast.ClassDef):
-                methods = [n for n in node.body if isinstance(n, ast.FunctionDef)]
-                others = [n for n in node.body if not isinstance(n, ast.FunctionDef)]
-                node.body = others + methods[::-1]
-    if "strings" in how:
-        for node in ast.walk(tree):
-            if isinstance(node, ast.Constant) and isinstance(node.value, str):
-                node.value = node.value.upper() + " (see notes)"
-    text = ast.unparse(tree) + "\n" if ("format" in how or "rename" in how or "reorder" in how or "strings" in how) \
-        else source
-    if "comments" in how:
-        lines = text.splitlines()
-        text = "\n".join(line + ("  # " + rng.choice(["here", "step", "why not", "as in class", "todo"])
-                                 if rng.random() < 0.3 and not line.rstrip().endswith((":", ",", "(", "\\")) else "")
-                         for line in lines) + "\n"
-    return text
-
-
-def _prose_words(assignment: str) -> list[str]:
+def lesson_names(assignment: str) -> set[str]:
+    """The functions and classes the lesson defines (the tests call them: nobody renames them)."""
     nb = notebooks.read(course.lesson_notebook(assignment))
-    words = re.findall(r"[A-Za-z]{3,}", " ".join(c.source for c in nb.cells if c.cell_type == "markdown"))
-    return sorted(set(w.lower() for w in words))
+    names = set()
+    for cell in nb.cells:
+        if cell.cell_type == "code":
+            try:
+                tree = ast.parse(cell.source)
+            except SyntaxError:
+                continue
+            names |= {n.name for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.ClassDef))}
+    return names
 
 
-def written_answer(words: list[str], rng: random.Random) -> str:
-    sentences = []
-    for _ in range(rng.randint(3, 6)):
-        sentence = " ".join(rng.choice(words) for _ in range(rng.randint(8, 16)))
-        sentences.append(sentence.capitalize() + ".")
-    return " ".join(sentences)
+class Student:
+    """One honest student: their habits, kept for every cell they write."""
 
+    def __init__(self, rng: random.Random, held_out_styles: bool):
+        styles = HONEST_STYLES | (HELD_OUT_STYLES if held_out_styles else {})
+        self.edits = {name: chance for name, (share, chance) in styles.items() if rng.random() < share}
+        self.naming = rng.choice(NAMING)
+        self.comments = rng.choice([0.0, 0.0, 0.1, 0.3])
+        self.language = "portuguese" if rng.random() < PORTUGUESE else "english"
 
-def _reworded(text: str, words: list[str], rng: random.Random) -> str:
-    tokens = text.split(" ")
-    for _ in range(3):
-        tokens[rng.randrange(len(tokens))] = rng.choice(words)
-    return " ".join(tokens).upper()
+    def write(self, source: str, rng: random.Random, keep: set[str]) -> str:
+        return code.rewrite(source, rng, self.edits, keep, lambda r: _Touches(r), self.naming, self.comments)
 
 
 def notebook(assignment: str, answers: dict[str, str]) -> nbformat.NotebookNode:
@@ -265,34 +243,68 @@ def notebook(assignment: str, answers: dict[str, str]) -> nbformat.NotebookNode:
     return nb
 
 
+def _copy(work: dict, drafts: dict, source: str, disguise: Disguise, pool: dict, keep: set[str],
+          writer: Student, rng: random.Random, topics: dict) -> tuple[dict[str, str], dict]:
+    """The copier's answers, made from ``source``'s."""
+    answers = {gid: code.rewrite(text, rng, dict(disguise.code), keep, None, disguise.naming, disguise.comments)
+               for gid, text in work[source].items() if gid in pool}
+    if disguise.cell:
+        changed = rng.choice(sorted(pool)) if disguise.cell == "one" else \
+            max(sorted(pool), key=lambda gid: len(work[source][gid]))
+        answers[changed] = writer.write(rng.choice(pool[changed]), rng, keep)
+    copied_drafts = {}
+    for gid, draft in drafts[source].items():
+        if disguise.written == "reworded":
+            answers[gid] = prose.reworded(draft.text(), rng)
+            copied_drafts[gid] = draft
+            continue
+        if disguise.written == "synonyms":
+            new = prose.swap_synonyms(draft, rng, 0.6)
+        else:
+            new = prose.shuffled(draft, rng, 0.7, prose.Writer(rng, draft.language, topics[gid]))
+        answers[gid], copied_drafts[gid] = new.text(), new
+    return answers, copied_drafts
+
+
 def build(folder: Path, assignment: str, honest: int, seed: int, copiers: tuple[str, ...] = tuple(PLANTED),
-          prefix: str = "s") -> SyntheticClass:
-    """Write ``honest`` honest students and one copier per entry of ``copiers`` (keys of PLANTED) under
-    ``folder/<student>/<assignment>/<assignment>.ipynb``; each copier copies a different honest student."""
+          prefix: str = "s", held_out_styles: bool = True) -> SyntheticClass:
+    """Write ``honest`` honest students and one copier per entry of ``copiers`` (keys of PLANTED; a name may come
+    back; a ring adds two students) under ``folder/<student>/<assignment>/<assignment>.ipynb``; each copier copies a
+    different honest student. ``held_out_styles``: honest students may also have the held-out habits."""
     rng = random.Random(seed)
     pool = right_answers(assignment)
+    keep = lesson_names(assignment)
     written_cells = [notebooks.grading(c)["grade_id"] for c in notebooks.read(course.solution_notebook(assignment)).cells
                      if notebooks.is_manual_cell(c)]
-    words = _prose_words(assignment)
-    names = [f"{prefix}{i:04d}" for i in range(honest + len(copiers))]
+    topics = {gid: prose.topic(assignment, gid) for gid in written_cells}
+    extra = sum(1 for c in copiers if c == "ring")
+    names = [f"{prefix}{i:04d}" for i in range(honest + len(copiers) + extra)]
     rng.shuffle(names)
     honest_names, copier_names = sorted(names[:honest]), names[honest:]
     work: dict[str, dict[str, str]] = {}
+    drafts: dict[str, dict] = {}
     for student in honest_names:
-        work[student] = {gid: personal(rng.choice(sources), rng) for gid, sources in pool.items()}
-        work[student] |= {gid: written_answer(words, rng) for gid in written_cells}
+        person = Student(rng, held_out_styles)
+        work[student] = {gid: person.write(rng.choice(sources), rng, keep) for gid, sources in pool.items()}
+        drafts[student] = {gid: prose.Writer(rng, person.language, topics[gid]).answer() for gid in written_cells}
+        work[student] |= {gid: d.text() for gid, d in drafts[student].items()}
     synthetic = SyntheticClass(assignment, sorted(names), honest_names)
     sources = rng.sample(honest_names, len(copiers))
-    for copier, source, disguise in zip(copier_names, sources, copiers):
+    names_left = iter(copier_names)
+    for source, disguise in zip(sources, copiers):
         how = PLANTED[disguise]
-        answers = {gid: disguised(text, how, rng) for gid, text in work[source].items() if gid in pool}
-        answers |= {gid: _reworded(work[source][gid], words, rng) for gid in written_cells}
-        if "one_cell" in how:
-            changed = rng.choice(sorted(pool))
-            answers[changed] = personal(rng.choice(pool[changed]), rng)
-        work[copier] = answers
-        synthetic.copies[copier] = source
-        synthetic.disguise[copier] = disguise
+        copier = next(names_left)
+        writer = Student(rng, held_out_styles)
+        if disguise == "ring":  # a light copy first, then the copy of the copy, restructured
+            light = copier
+            work[light], drafts[light] = _copy(work, drafts, source, PLANTED["renamed"], pool, keep, writer, rng, topics)
+            copier = next(names_left)
+            synthetic.rings.append((source, light, copier))
+            source = light
+        work[copier], drafts[copier] = _copy(work, drafts, source, how, pool, keep, writer, rng, topics)
+        if disguise != "ring":
+            synthetic.copies[copier] = source
+            synthetic.disguise[copier] = disguise
     for student, answers in work.items():
         target = folder / student / assignment
         target.mkdir(parents=True, exist_ok=True)

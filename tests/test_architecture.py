@@ -28,9 +28,10 @@ EXPECTED = {
     "scale": {"grade", "timings", "progress", "shards", "shard_results", "merge", "cluster", "estimate", "slurm",
               "kubernetes"},
     "classroom": {"nbgrader_course", "gradebook", "formgrader_copy", "nbgrader_autograde", "nbgrader_collect",
-                  "nbgrader_export", "similarity", "fingerprints", "similarity_report"},
+                  "nbgrader_export", "nbgrader_release", "similarity", "fingerprints", "code_structure", "prose",
+                  "similarity_report"},
     "authoring": {"nbgrader_run", "nbval_tags", "release", "check", "harness", "variants", "mutants", "mutation_operators",
-                  "promises", "show", "options", "units", "catalogs", "translate"},
+                  "promises", "show", "options", "units", "catalogs", "translate", "links"},
 }
 
 

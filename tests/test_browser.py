@@ -17,6 +17,7 @@ Chromium, driven by Playwright, works through it:
   official language pack translates is in Portuguese (menu entries, the status bar; the menu bar's own labels are not
   in the pack), so is the lesson; a wrong answer shows its ✗ line and hint in Portuguese, and so does Validate
   (screenshots 11 to 13);
+- a link from lesson 09 to a page of docs/ opens the copy beside the lesson, rendered, at the heading it names;
 - the instructor set-up (`make instructor`, on a fresh copy of the course): a solution notebook run and
   saved in JupyterLab keeps its tidy file; Formgrader lists the course's assignments with no warning and
   keeps its gradebook in ``.instructor/``; after ``grade --gradebook``, Formgrader lists a student's automatic
@@ -270,6 +271,38 @@ def test_student_setup_shows_no_instructor_tools_or_popups(page, lab):
             status = error.code
         assert status == 404, f"{url} answers {status} in the student set-up"
     assert not list(lab["root"].rglob("gradebook.db")) and not (course.ROOT / "gradebook.db").exists()
+
+
+DOCS_LINK_LESSON = "09_patterns"
+
+
+def test_a_lessons_link_to_the_course_docs_opens_the_page_at_its_heading(page, lab):
+    """A student's JupyterLab opens at lessons/: a lesson's link to a page of docs/ leads to the copy release wrote
+    beside it, opens rendered, and scrolls to the heading its anchor names."""
+    start = time.monotonic()
+    nb = notebooks.read(lab["lessons"] / DOCS_LINK_LESSON / f"{DOCS_LINK_LESSON}.ipynb")
+    target = next(match for cell in nb.cells if cell.cell_type == "markdown"
+                  for match in re.findall(r"\]\(([a-z-]+\.md#[^)]+)\)", cell.source))
+    page_name, anchor = target.split("#")
+    page.goto(f"{lab['base']}/lab/workspaces/wdocs/tree/{DOCS_LINK_LESSON}/{DOCS_LINK_LESSON}.ipynb?token={lab['token']}")
+    # JupyterLab shows the link's target resolved on the server (/files/<lesson>/<page>?_xsrf=...#<anchor>).
+    link = page.locator(f'.jp-NotebookPanel .jp-RenderedMarkdown a[href*="/files/{DOCS_LINK_LESSON}/{page_name}"]'
+                        f'[href$="#{anchor}"]').first
+    link.wait_for(timeout=120_000)
+    link.scroll_into_view_if_needed()
+    link.click()
+    page.locator(".lm-DockPanel-tabBar .lm-TabBar-tab", has_text=page_name).wait_for(timeout=60_000)
+    # The copy's HTML anchor, which JupyterLab keeps as data-jupyter-id (as it names headings), near the top.
+    shown = page.locator(f'.jp-MainAreaWidget:not(.lm-mod-hidden) .jp-RenderedMarkdown a[data-jupyter-id="{anchor}"]')
+    shown.wait_for(state="attached", timeout=60_000)
+    page.wait_for_function("""(anchor) => { const a = document.querySelector(
+        `.jp-MainAreaWidget:not(.lm-mod-hidden) .jp-RenderedMarkdown a[data-jupyter-id="${anchor}"]`);
+        const box = a && a.closest('.jp-MainAreaWidget').getBoundingClientRect();
+        return a && Math.abs(a.getBoundingClientRect().top - box.top) < box.height / 2; }""", arg=anchor, timeout=30_000)
+    page.screenshot(path=str(ARTIFACTS / "03-lesson-docs-link.png"))
+    heading = page.locator(".jp-MainAreaWidget:not(.lm-mod-hidden) .jp-RenderedMarkdown h1").first.inner_text()
+    assert heading.startswith("PyTorch patterns") or heading.startswith("When training goes wrong"), heading
+    TIMINGS["docs link opens its page (s)"] = round(time.monotonic() - start, 1)
 
 
 def test_untouched_lesson_says_what_is_not_done_yet(page, lab):

@@ -24,7 +24,7 @@ import pytest
 
 from autograder.authoring.nbgrader_run import nbgrader
 from autograder.classroom import gradebook, nbgrader_course
-from autograder.core import course, editions, notebooks
+from autograder.core import course, notebooks
 from autograder.core.settings import GRADED, NEEDS_MANUAL, PASSED
 from autograder.grading.results import CellResult, SubmissionResult
 from autograder.grading.sandbox import unavailable_reason
@@ -136,10 +136,14 @@ def test_the_instructors_round_trip_through_the_exchange_gradebook_export_and_fe
         assert (student / LESSON / f"{LESSON}.ipynb").is_file()
         # each writes their own words in the written answer, so that each page is recognisably theirs
         own = {gid: f"{student.name.title()} answers in their own words." for gid, _ in written}
-        # Bob takes the course in Brazilian Portuguese (issue 41): the same answers in the edition's lesson, one
-        # assignment, one gradebook.
-        lesson = notebooks.read(editions.lesson_notebook("pt_BR", LESSON)) if student is bob else None
-        notebooks.write(student_copy(LESSON, replace=own, lesson=lesson), student / LESSON / f"{LESSON}.ipynb")
+        # The release carries the Brazilian Portuguese edition beside the English lesson (issue 41). Bob takes the
+        # course in Portuguese: he answers in the fetched pt_BR/00_setup.ipynb and leaves the English one as it came;
+        # one assignment, one gradebook.
+        edition = student / LESSON / "pt_BR" / f"{LESSON}.ipynb"
+        assert notebooks.read(edition).metadata.get("language") == "pt_BR"
+        lesson = notebooks.read(edition) if student is bob else None
+        notebooks.write(student_copy(LESSON, replace=own, lesson=lesson),
+                        edition if student is bob else student / LESSON / f"{LESSON}.ipynb")
     # Alice hands in on time; the due date passes; Bob hands in late.
     _nbgrader(["submit", LESSON], alice)
     time.sleep(1.5)

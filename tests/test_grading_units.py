@@ -376,3 +376,32 @@ def test_a_reference_run_the_guard_flags_is_refused_but_a_clean_one_is_not():
     assert "never reported" in reference._unsound(plan, runner.Run(True, "", report, nb), "cpu")
 
 
+
+
+def test_a_generated_case_names_the_smallest_failing_input_in_the_pages_language():
+    """The rule of hidden.generated reports the smallest of the inputs where the result differs, described as the
+    reference run described it; on a Portuguese page that description is Portuguese too."""
+    from coursekit import hidden as hidden_module
+    from coursekit import strategies as cs
+    from autograder.grading import rules
+    from autograder.grading.feedback import Voice
+
+    strategy = cs.calls(cs.tensors(cs.shapes(dims=(1, 2), side=(1, 6))))
+
+    def record(fn):
+        before = len(hidden_module.local_records())
+        hidden_module.begin("cell-tests")
+        hidden_module.generated("abs on generated tensors", fn, strategy, examples=12)
+        return hidden_module.local_records()[before:][-1]
+
+    reference = record(lambda x: x.abs())
+    assert rules.generated(reference["value"], reference["value"], **reference["params"]) is None
+    wrong = record(lambda x: x.abs() if x.numel() < 5 else x)   # wrong on every input of 5 elements or more
+    message = rules.generated(wrong["value"], reference["value"], **reference["params"])
+    failing = [d for d, w in zip(reference["value"]["draws"], wrong["value"]["draws"])
+               if rules.same(w["result"], d["result"]) and d["size"] >= 5]
+    assert message and message.startswith(f"{len(failing)} of 12 generated inputs")
+    smallest = min(failing, key=lambda d: d["size"])
+    assert smallest["input"] in message
+    portuguese = Voice("pt_BR").say(message)
+    assert "entradas geradas" in portuguese and "um tensor float32 de shape" in portuguese, portuguese

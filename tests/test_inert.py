@@ -1,10 +1,9 @@
-"""Student content made inert (autograder/core/inert.py), and Formgrader's second line of defence
-(courselab/page_policy.py): unit tests, no browser. The browser tests of the same pages are in
+"""Student content made inert (autograder/core/inert.py): unit tests, no browser. The second line of defence on the
+instructor's pages is tested in tests/test_page_policy.py; the browser tests of the same pages are in
 tests/test_instructor_pages.py."""
 
 from __future__ import annotations
 
-import base64
 import re
 from html.parser import HTMLParser
 
@@ -14,7 +13,6 @@ import pytest
 from autograder.classroom.formgrader_copy import inert_copy
 from autograder.core import inert
 from autograder.grading import assignment
-from courselab import page_policy
 from hostile_html import markdown_payloads, svg_with_script
 from submission_factory import student_copy
 
@@ -111,43 +109,23 @@ def test_a_deleted_graded_cell_is_put_back_where_the_lesson_had_it():
     assert len({c.id for c in shown.cells}) == len(shown.cells)
 
 
-# --- Formgrader's Content-Security-Policy -----------------------------------------------------------------------
+# --- a whole page someone else made (inert.document) -------------------------------------------------------------
 
-PAGE = """<html><head><script src="/formgrader/static/js/a.js"></script><script>var base_url = "/";</script></head>
-<body><span onclick="toggle_name(true);">n</span><div id="notebook-container"><script>alert(1)</script>
-<img src=x onerror="alert(2)"></div></body></html>"""
-
-
-def _digest(code: str) -> str:
-    import hashlib
-
-    return "'sha256-" + base64.b64encode(hashlib.sha256(code.encode()).digest()).decode() + "'"
-
-
-def test_the_policy_allows_the_templates_own_code_only():
-    policy = page_policy.formgrader_policy(PAGE, "127.0.0.1:8888", "/", student_content=True)
-    assert _digest('var base_url = "/";') in policy and _digest("toggle_name(true);") in policy
-    assert _digest("alert(1)") not in policy and _digest("alert(2)") not in policy, "the student's part is not trusted"
-    assert "'unsafe-inline'" not in policy.split("style-src")[0], "no inline script but the hashed ones"
-    for directive in ("default-src 'none'", "connect-src 127.0.0.1:8888/formgrader/api/", "form-action 'none'",
-                      "base-uri 'none'", "frame-ancestors 'self'", "script-src 127.0.0.1:8888/formgrader/static/"):
-        assert directive in policy
-    # a list page has no student content: its whole text is nbgrader's
-    assert _digest("alert(1)") in page_policy.formgrader_policy(PAGE, "127.0.0.1:8888", "/", student_content=False)
+def test_a_students_whole_page_keeps_its_words_and_looks_and_nothing_that_runs_or_fetches():
+    hostile = "".join(payload for _, payload in markdown_payloads(8123))
+    page = (f"<html><head><title>T</title><style>p {{ color: #236 }}</style><meta http-equiv=refresh content=0>"
+            f"<link rel=stylesheet href=x><base href=http://x/></head><body class=page><p class=note>My words.</p>{hostile}"
+            f"<img src='data:image/png;base64,{PNG}'><img src=/logout></body></html>")
+    shown = inert.document(page.encode(), "notes.html", "shown inert")
+    head, body = shown.split("<body>", 1)
+    assert head.index('http-equiv="Content-Security-Policy"') < head.index("<title>"), "the policy comes first"
+    assert f'content="{inert.DOCUMENT_POLICY}"' in head and "default-src 'none'" in inert.DOCUMENT_POLICY
+    assert [found for found in active(body) if found != "<style>"] == [], active(body)   # a style sheet fetches nothing
+    assert re.findall(r'src="([^"]*)"', body) == [f"data:image/png;base64,{PNG}"], "nothing else to fetch from"
+    assert '<p class="note">My words.</p>' in body and "p { color: #236 }" in body, "its words and its look stay"
+    assert f"data:image/png;base64,{PNG}" in body and "<title>notes.html</title>" in head
 
 
-def test_names_no_person_could_have_are_refused_in_formgraders_urls():
-    prefix = "/formgrader/"
-    assert not page_policy.unsafe_names("/formgrader/manage_students/alice.b@x.org/00_setup", prefix)
-    assert page_policy.unsafe_names('/formgrader/manage_students/%22%3E%3Cscript%3E', prefix)
-    assert page_policy.unsafe_names("/formgrader/manage_students/a b", prefix)
-    # an odd Host header never reaches the policy as a source
-    assert "evil" not in page_policy.formgrader_policy(PAGE, "x; script-src *; evil", "/", student_content=True)
-
-
-def test_jupyterlabs_pages_run_their_own_code_and_fetch_only_from_the_server():
-    page = '<html><head><script src="/static/lab/main.js"></script></head><body><script>/* token */ var x = 1;</script>'
-    policy = page_policy.lab_policy(page, "127.0.0.1:8888")
-    assert _digest("/* token */ var x = 1;") in policy and "'unsafe-inline'" not in policy.split("style-src")[0]
-    assert "img-src 'self' data: blob:" in policy and "connect-src 'self' ws://127.0.0.1:8888 wss://127.0.0.1:8888" in policy
-    assert "object-src 'none'" in policy and "default-src 'self'" in policy
+def test_a_page_too_big_to_clean_is_refused_with_its_size():
+    with pytest.raises(ValueError, match="MB"):
+        inert.document(b"x" * (inert.MAX_DOCUMENT_BYTES + 1), "big.html")

@@ -374,3 +374,55 @@ def test_make_course_lang_names_the_edition_and_keeps_a_utf8_locale(tmp_path):
     locale, edition = run("LANG=pt_BR")
     assert edition == "pt_BR" and locale.lower().replace("-", "").endswith(".utf8"), (locale, edition)
     assert run() == ["C.UTF-8", ""], "without LANG on make's command line, nothing changes"
+
+
+# --- an edition handed in through the exchange ---------------------------------------------------------------------
+
+def _folder_with(tmp_path, top=None, edition=None, name="00_setup"):
+    """A submission folder holding the English notebook and/or the pt_BR edition's copy (pt_BR/NN.ipynb)."""
+    folder = tmp_path / "student" / name
+    folder.mkdir(parents=True)
+    if top is not None:
+        notebooks.write(top, folder / f"{name}.ipynb")
+    if edition is not None:
+        notebooks.write(edition, folder / "pt_BR" / f"{name}.ipynb")
+    return folder
+
+
+def test_intake_grades_the_edition_the_student_worked_in(tmp_path):
+    from autograder.grading import intake
+
+    name = "00_setup"
+    task = assignment.load(name)
+    released = notebooks.read(course.lesson_notebook(name))
+    released_pt = notebooks.read(editions.lesson_notebook("pt_BR", name))
+    answered_pt = student_copy(name, lesson=released_pt)
+
+    # Fetched through the exchange, worked in pt_BR/00_setup.ipynb: that copy is graded, and nothing is flagged.
+    repairs = []
+    nb = intake.read_submission(_folder_with(tmp_path / "a", released, answered_pt), task, repairs)
+    assert editions.notebook_language(nb) == "pt_BR" and not any("edition" in r for r in repairs)
+    # Only the edition's copy handed in: it is graded, and the note says so.
+    repairs = []
+    nb = intake.read_submission(_folder_with(tmp_path / "b", None, answered_pt), task, repairs)
+    assert editions.notebook_language(nb) == "pt_BR" and any("no 00_setup.ipynb" in r for r in repairs)
+    # Answers in both: the English notebook is graded, and the note names the other.
+    repairs = []
+    nb = intake.read_submission(_folder_with(tmp_path / "c", student_copy(name), answered_pt), task, repairs)
+    assert editions.notebook_language(nb) == "en" and any("two editions" in r for r in repairs)
+    # The English notebook only: as before.
+    nb = intake.read_submission(_folder_with(tmp_path / "d", student_copy(name), None), task, [])
+    assert editions.notebook_language(nb) == "en"
+
+
+def test_an_edition_copy_that_is_a_link_is_never_read(tmp_path):
+    from autograder.grading import intake
+
+    name = "00_setup"
+    task = assignment.load(name)
+    folder = _folder_with(tmp_path, notebooks.read(course.lesson_notebook(name)))
+    (folder / "pt_BR").mkdir()
+    (folder / "pt_BR" / f"{name}.ipynb").symlink_to(course.solution_notebook(name))   # the solution, by a link
+    repairs = []
+    nb = intake.read_submission(folder, task, repairs)
+    assert editions.notebook_language(nb) == "en" and any("was not read" in r and "link" in r for r in repairs)

@@ -7,7 +7,7 @@ import tempfile
 from pathlib import Path
 
 from ..core import course, editions, notebooks, settings
-from . import catalogs, nbval_tags, translate
+from . import catalogs, links, nbval_tags, translate
 from .nbgrader_run import nbgrader, write_config
 
 
@@ -57,7 +57,15 @@ def generate(names: list[str], into: Path) -> dict[str, list[Path]]:
                 target = into / name / produced.relative_to(out_dir)
                 if produced.suffix == ".ipynb":
                     solution = notebooks.read(course.solution_notebook(name))
-                    changed = notebooks.write(nbval_tags.tag_lesson(notebooks.read(produced), solution), target)
+                    lesson, pages = _with_local_pages(nbval_tags.tag_lesson(notebooks.read(produced), solution))
+                    changed = notebooks.write(lesson, target)
+                    for page in sorted(pages):   # the pages of docs/ the lesson links to, beside it
+                        copy = target.parent / Path(page).name
+                        if _write_text(copy, links.page_copy(page)):
+                            written[name].append(copy)
+                    for stale in links.stale_copies(target.parent, pages):   # a copy no link needs any more
+                        stale.unlink()
+                        written[name].append(stale)
                 else:
                     changed = not target.exists() or target.read_bytes() != produced.read_bytes()
                     if changed:
@@ -66,6 +74,25 @@ def generate(names: list[str], into: Path) -> dict[str, list[Path]]:
                 if changed:
                     written[name].append(target)
     return written
+
+
+def _with_local_pages(lesson):
+    """The lesson with its markdown's links to docs/ pointing at copies beside it, and the pages those need."""
+    pages: set[str] = set()
+    for cell in lesson.cells:
+        if cell.cell_type == "markdown":
+            cell.source, needed = links.localise(cell.source)
+            pages |= needed
+    return lesson, pages
+
+
+def _write_text(path: Path, text: str) -> bool:
+    """Write ``text`` to ``path`` only if it changes; return whether it did."""
+    if path.exists() and path.read_text(encoding="utf-8") == text:
+        return False
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    return True
 
 
 def release_editions(names: list[str], into: Path, chosen: list[editions.Edition],

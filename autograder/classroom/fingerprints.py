@@ -8,9 +8,9 @@ rename without breaking the code, and where honest answers differ: keywords, ope
 attributes the answer uses (``.reshape`` or ``.view``, ``torch.stack`` or ``torch.cat``). Renamed variables,
 changed comments, blank lines and changed string literals therefore leave the tokens as they were.
 
-Written answers are read as lower-case words.
+The other readings (code_structure.py for code's structure, prose.py for written answers) make ``Tokens`` too.
 
-Either way, every run of ``k`` consecutive tokens is hashed (a stable hash: the same text gives the same
+Whatever the reading, every run of ``k`` consecutive tokens is hashed (a stable hash: the same text gives the same
 fingerprints in every run), the hashes are winnowed (MOSS's algorithm, from the copydetect library: the smallest
 hash of every window of ``window`` hashes is kept, which guarantees that any match of ``k + window - 1`` tokens
 or more is found), and the hashes found in what the course gave out (the boilerplate: the lesson's cells, their
@@ -33,14 +33,15 @@ from pygments.token import Comment, Name, String, Text
 
 K_CODE = 10     # tokens per k-gram in code: a little under a line
 WINDOW_CODE = 4  # so any shared run of 13 tokens or more is found
-K_TEXT = 5      # words per k-gram in a written answer
-WINDOW_TEXT = 3
+K_STRUCTURE = 12     # structure tokens per k-gram (code_structure.py): about a line
+WINDOW_STRUCTURE = 4
+K_TEXT = 4      # stems per k-gram in a written answer (function words left out: about six words)
+WINDOW_TEXT = 2
 _HASH_BITS = 52  # copydetect's winnowing compares hashes as float64, exact up to 2**53
 _BASE = np.uint64(1_000_003)
 
 _STORED_ATTRIBUTE = re.compile(r"\.\s*([A-Za-z_]\w*)\s*=(?!=)")
 _DEFINED = re.compile(r"\b(?:def|class)\s+([A-Za-z_]\w*)")
-_WORD = re.compile(r"[^\W_]+")
 
 
 @dataclass
@@ -71,7 +72,19 @@ class Fingerprint:
         return int(self.mine.sum())
 
     def unique(self) -> np.ndarray:
-        return np.unique(self.hashes)
+        """The distinct hashes, sorted (computed once: every pair of the class asks)."""
+        found = self.__dict__.get("_unique")
+        if found is None:
+            found = self.__dict__["_unique"] = np.unique(self.hashes)
+        return found
+
+
+def member(values: np.ndarray, sorted_set: np.ndarray) -> np.ndarray:
+    """Which of ``values`` are in ``sorted_set`` (sorted, unique): ``np.isin``, by binary search."""
+    if not len(sorted_set):
+        return np.zeros(len(values), dtype=bool)
+    at = np.minimum(np.searchsorted(sorted_set, values), len(sorted_set) - 1)
+    return sorted_set[at] == values
 
 
 def _own_names(source: str) -> set[str]:
@@ -114,12 +127,6 @@ def code_tokens(source: str) -> Tokens:
     return Tokens(source, kinds, spans)
 
 
-def text_tokens(text: str) -> Tokens:
-    """A written answer as lower-case words."""
-    found = list(_WORD.finditer(text))
-    return Tokens(text, [m.group().lower() for m in found], [m.span() for m in found])
-
-
 @lru_cache(maxsize=1 << 16)
 def _token_hash(kind: str) -> int:
     return int.from_bytes(hashlib.blake2b(kind.encode("utf-8", "surrogatepass"), digest_size=8).digest(), "little")
@@ -151,12 +158,12 @@ def fingerprint(tokens: Tokens, k: int, window: int, given: np.ndarray) -> Finge
     hashes = kgram_hashes(tokens, k)
     if not len(hashes):
         return Fingerprint(tokens, hashes, np.zeros(0, dtype=np.int64), np.zeros(0, dtype=bool), k)
-    in_given = np.isin(hashes, given)
+    in_given = member(hashes, given)
     covered = np.zeros(len(tokens), dtype=bool)
     for start in np.flatnonzero(in_given):
         covered[start:start + k] = True
     selected, positions = winnow(hashes, window, remove_duplicates=False)
-    keep = ~np.isin(selected, given)
+    keep = ~member(selected, given)
     return Fingerprint(tokens, selected[keep].astype(np.int64), positions[keep].astype(np.int64), ~covered, k)
 
 
@@ -165,7 +172,7 @@ def matched(fp: Fingerprint, shared: np.ndarray) -> tuple[int, list[tuple[int, i
     spans of its text (merged where they touch), for marking in the report."""
     from copydetect.utils import get_copied_slices
 
-    positions = fp.positions[np.isin(fp.hashes, shared)]
+    positions = fp.positions[member(fp.hashes, shared)]
     if not len(positions):
         return 0, []
     starts, ends = get_copied_slices(positions, fp.k)
@@ -176,8 +183,15 @@ def matched(fp: Fingerprint, shared: np.ndarray) -> tuple[int, list[tuple[int, i
     spans = fp.tokens.spans
     found: list[tuple[int, int]] = []
     for t in np.flatnonzero(inside).tolist():
-        if found and inside[t - 1]:
-            found[-1] = (found[-1][0], spans[t][1])
-        else:
-            found.append(spans[t])
-    return int(inside.sum()), found
+        start, end = spans[t]
+        if found and inside[t - 1] and found[-1][0] <= start:  # the next token in the text: one stretch
+            found[-1] = (found[-1][0], max(found[-1][1], end))
+        else:  # a new stretch (a reading that reorders, as the structure does, may jump back)
+            found.append((start, end))
+    merged: list[tuple[int, int]] = []
+    for start, end in sorted(found):
+        if merged and start <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(merged[-1][1], end))
+        elif end > start:
+            merged.append((start, end))
+    return int(inside.sum()), merged

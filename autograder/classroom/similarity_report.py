@@ -44,46 +44,59 @@ def marked(text: str, spans: list[tuple[int, int]]) -> str:
 
 
 def _cell(comparison, pair, match, agrees: bool) -> str:
-    """One cell of a pair (a ``similarity.CellMatch``): both answers side by side, matching stretches marked."""
-    fa = comparison.fingerprints[match.cell][pair.a]
-    fb = comparison.fingerprints[match.cell][pair.b]
-    unit = comparison.track.unit
-    state = "agrees" if agrees else "answered by both; does not agree on its own"
-    return (f"<h4>{_e(match.cell)} <span class='muted'>({state}: {_e(match.why(unit))}; "
-            f"{_e(fa.own)} and {_e(fb.own)} {unit} of their own)</span></h4>\n"
-            f"<div class='side'><div><b>{_e(pair.a)}</b><pre>{marked(fa.tokens.text, match.spans_a)}</pre></div>"
-            f"<div><b>{_e(pair.b)}</b><pre>{marked(fb.tokens.text, match.spans_b)}</pre></div></div>\n")
+    """One cell of a pair (a ``similarity.CellMatch``): both answers side by side, the matching stretches of the
+    readings that counted marked."""
+    first = comparison.track.representations[0]
+    fa = comparison.fingerprints[first.name][match.cell][pair.a]
+    fb = comparison.fingerprints[first.name][match.cell][pair.b]
+    spans_a = [s for r in match.readings for s in r.spans_a]
+    spans_b = [s for r in match.readings for s in r.spans_b]
+    state = "agrees" if agrees else ("stands out" if not pair.listed and match in pair.cells
+                                     else "answered by both; does not agree on its own")
+    readings = ", ".join(r.name for r in match.readings)
+    return (f"<h4>{_e(match.cell)} <span class='muted'>({state}, evidence {match.evidence:.2f} from "
+            f"{_e(readings)}: {_e(match.why())}; {_e(fa.own)} and {_e(fb.own)} {first.unit} of their own)</span></h4>\n"
+            f"<div class='side'><div><b>{_e(pair.a)}</b><pre>{marked(fa.tokens.text, spans_a)}</pre></div>"
+            f"<div><b>{_e(pair.b)}</b><pre>{marked(fb.tokens.text, spans_b)}</pre></div></div>\n")
 
 
 def _track(comparison, pairs: list) -> str:
-    """One track's pairs (a ``similarity.Comparison`` and its listed pairs): the table, then each pair."""
+    """One track's pairs shown (a ``similarity.Comparison`` and its shown pairs, listed or not): the table, then each
+    pair."""
     track = comparison.track
     title = "Code answers" if track.name == "code" else "Written answers"
+    listed = sum(p.listed for p in pairs)
     parts = [f"<h2>{title}</h2>\n",
-             f"<p>{len(comparison.cells)} answer cells ({_e(', '.join(comparison.cells))}). A pair is listed when its "
-             f"score reaches {track.threshold:g} and at least {track.min_cells} cell(s) agree; a cell counts when both "
-             f"answers have at least {track.min_own} {track.unit} of their own.</p>\n"]
+             f"<p>{len(comparison.cells)} answer cells ({_e(', '.join(comparison.cells))}), read as "
+             f"{_e(', '.join(r.name for r in track.representations))}. A pair is listed when its score reaches "
+             f"{track.threshold:g} and at least {track.min_cells} cell(s) agree; a cell counts when both answers have "
+             f"at least {track.min_own} {track.unit} of their own. <b>{listed} pair(s) listed.</b> The pairs below "
+             f"the line are shown too (the class's highest, and those far above its typical pair): they are not "
+             f"listed, and most are honest work.</p>\n"]
     if not pairs:
-        return "".join(parts + ["<p>No pair to look at.</p>\n"])
-    parts.append("<table><tr><th>#</th><th>student</th><th>student</th><th>score</th><th>why</th></tr>\n")
+        return "".join(parts + ["<p>No pair to show.</p>\n"])
+    parts.append("<table><tr><th>#</th><th>student</th><th>student</th><th>score</th><th>listed</th><th>why</th></tr>\n")
     for rank, pair in enumerate(pairs, start=1):
         link = f"<a href='#{track.name}-{rank}'>{rank}</a>" if rank <= MAX_PAIRS_SHOWN else str(rank)
-        parts.append(f"<tr><td>{link}</td><td>{_e(pair.a)}</td><td>{_e(pair.b)}</td><td>{pair.score:.3f}</td>"
-                     f"<td>{_e(pair.why(track.unit))}</td></tr>\n")
+        mark = "<b>listed</b>" if pair.listed else "<span class='muted'>below the line</span>"
+        row = "<tr>" if pair.listed else "<tr class='muted'>"
+        parts.append(f"{row}<td>{link}</td><td>{_e(pair.a)}</td>"
+                     f"<td>{_e(pair.b)}</td><td>{pair.score:.3f}</td><td>{mark}</td><td>{_e(pair.why())}</td></tr>\n")
     parts.append("</table>\n")
     if len(pairs) > MAX_PAIRS_SHOWN:
         parts.append(f"<p>The first {MAX_PAIRS_SHOWN} pairs are shown below; the CSV file lists all {len(pairs)}.</p>\n")
     for rank, pair in enumerate(pairs[:MAX_PAIRS_SHOWN], start=1):
+        state = "listed" if pair.listed else "not listed"
         parts.append(f"<section class='pair' id='{track.name}-{rank}'><h3>{rank}. {_e(pair.a)} and {_e(pair.b)}: "
-                     f"score {pair.score:.3f}</h3>\n")
-        parts += [_cell(comparison, pair, m, True) for m in pair.cells]
+                     f"score {pair.score:.3f}, {state}</h3>\n")
+        parts += [_cell(comparison, pair, m, pair.listed) for m in pair.cells]
         parts += [_cell(comparison, pair, m, False) for m in pair.others]
         parts.append("</section>\n")
     return "".join(parts)
 
 
-def render(answers, comparisons: list, listed: dict[str, list]) -> str:
-    """The whole page for one assignment (``similarity.ClassAnswers``, a ``Comparison`` per track, listed pairs)."""
+def render(answers, comparisons: list, shown: dict[str, list]) -> str:
+    """The whole page for one assignment (``similarity.ClassAnswers``, a ``Comparison`` per track, its pairs shown)."""
     parts = ["<!DOCTYPE html>\n<html lang='en'><head><meta charset='utf-8'>\n",
              f"<meta http-equiv='Content-Security-Policy' content=\"{CSP}\">\n",
              "<meta name='referrer' content='no-referrer'>\n",
@@ -92,11 +105,12 @@ def render(answers, comparisons: list, listed: dict[str, list]) -> str:
              "<p class='note'>Each listed pair is evidence to look at, never a verdict: two students who worked "
              "together as allowed, who followed the same tutorial, or who both wrote the obvious answer can share "
              "code. Read the answers side by side; matching stretches are <mark>marked</mark> (names, comments, "
-             "layout and the text of strings are ignored when matching, so a marked stretch may differ in those). "
+             "layout, the text of strings and the order of independent statements are ignored when matching, so a "
+             "marked stretch may differ in those; in written answers, word endings and small words are ignored). "
              "docs/similarity.md explains the score.</p>\n",
              f"<p>{len(answers.students)} students compared, {len(answers.skipped)} not compared; made "
              f"{_e(time.strftime('%Y-%m-%d %H:%M'))} on this machine, from nothing but the submitted notebooks.</p>\n"]
-    parts += [_track(c, listed[c.track.name]) for c in comparisons]
+    parts += [_track(c, shown[c.track.name]) for c in comparisons]
     if answers.skipped:
         parts.append("<h2>Not compared</h2>\n<table><tr><th>folder</th><th>why</th></tr>\n")
         parts += [f"<tr><td>{_e(s.student)}</td><td>{_e(s.reason)}</td></tr>\n" for s in answers.skipped]

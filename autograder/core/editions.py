@@ -56,7 +56,7 @@ EDITIONS: dict[str, Edition] = {
     "pt_BR": Edition(
         code="pt_BR", name="Português (Brasil)", language_pack="jupyterlab-language-pack-pt-BR",
         notebooks=(EVERY_NOTEBOOK,), documents=(),
-        shipped=PACKAGES + ("00_setup", "01_tensors")),
+        shipped=PACKAGES + ("00_setup", "01_tensors", "04_losses_optimizers")),
     "zh_TW": Edition(
         code="zh_TW", name="繁體中文（台灣）", language_pack="jupyterlab-language-pack-zh-TW",
         notebooks=("09_patterns",), documents=("pytorch-patterns",),

@@ -10,6 +10,11 @@ or fetch anything.
 
 The pages add their own second line of defence (a Content-Security-Policy), so one vector this misses is not
 enough; see docs/grading-security.md.
+
+A whole page someone else made (an HTML file a student handed in beside a notebook, a submission converted to HTML by
+Jupyter for Print Preview or *Export as HTML*) is made inert by ``document``: the same cleaning, plus its style
+sheets and classes (so that it still looks like itself), under a policy written into the page that forbids every
+script and every request, so that a copy saved and opened from disk runs and fetches nothing either.
 """
 
 from __future__ import annotations
@@ -54,11 +59,8 @@ def _attachment_url(attachments: dict, name: str) -> str | None:
     return None
 
 
-def clean(fragment: str, attachments: dict | None = None) -> str:
-    """``fragment`` (HTML) with only harmless markup left; ``<img src="attachment:NAME">`` becomes the cell's own
-    image (``attachments``, a cell's attachments as nbformat stores them) or loses its source."""
-    attachments = attachments if isinstance(attachments, dict) else {}
-
+def _kept(attachments: dict):
+    """nh3's attribute filter: images only from ``attachments`` or ``data:`` URLs of an image type, no ``data:`` links."""
     def keep(tag: str, attribute: str, value: str) -> str | None:
         if tag == "img" and attribute == "src":
             if value.startswith("attachment:"):
@@ -68,9 +70,49 @@ def clean(fragment: str, attachments: dict | None = None) -> str:
             return None if value.lower().startswith("data:") else value
         return value
 
-    return nh3.clean(fragment, tags=TAGS, attributes=ATTRIBUTES, attribute_filter=keep, strip_comments=True,
+    return keep
+
+
+def _cleaned(html_text: str, tags: set[str], attributes: dict, attachments: dict, clean_content: set[str]) -> str:
+    return nh3.clean(html_text, tags=tags, attributes=attributes, attribute_filter=_kept(attachments),
+                     clean_content_tags=clean_content, strip_comments=True,
                      url_schemes=LINK_SCHEMES | {"data", "attachment"}, url_relative="deny",
                      link_rel="noopener noreferrer nofollow")
+
+
+def clean(fragment: str, attachments: dict | None = None) -> str:
+    """``fragment`` (HTML) with only harmless markup left; ``<img src="attachment:NAME">`` becomes the cell's own
+    image (``attachments``, a cell's attachments as nbformat stores them) or loses its source."""
+    return _cleaned(fragment, TAGS, ATTRIBUTES, attachments if isinstance(attachments, dict) else {},
+                    {"script", "style"})
+
+
+# A whole page keeps its look: its style sheets (which can fetch nothing under DOCUMENT_POLICY), the classes they
+# select, and the layout elements pages are made of. Its title becomes the page's own, as text.
+DOCUMENT_TAGS = TAGS | {"style", "section", "article", "header", "footer", "main", "figure", "figcaption", "caption",
+                        "col", "colgroup", "tfoot", "small", "mark", "cite", "center"}
+DOCUMENT_ATTRIBUTES = {**ATTRIBUTES, "*": {"class"}}
+# What a page made inert may still do: show its text, its inline styles and its data: images. Nothing runs, nothing is
+# fetched, no form is sent, nothing else is framed. The same words go into the page (for a copy saved and opened from
+# disk) and into the header of the response that serves it.
+DOCUMENT_POLICY = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; form-action 'none'; base-uri 'none'"
+MAX_DOCUMENT_BYTES = 32 * 2**20   # a converted notebook with many figures is a few MB; a bigger page is not shown
+
+
+def document(page: str | bytes, title: str, note: str = "") -> str:
+    """A whole HTML page someone else made, as a page that runs and fetches nothing: cleaned like a fragment, less
+    strictly about looks (see DOCUMENT_TAGS), under DOCUMENT_POLICY, with ``title`` and ``note`` (text, say what was
+    done and why) at its top. Bytes are read as UTF-8 (a byte that is not is shown as U+FFFD)."""
+    if isinstance(page, bytes):
+        if len(page) > MAX_DOCUMENT_BYTES:
+            raise ValueError(f"{len(page) / 2**20:.0f} MB: more than the {MAX_DOCUMENT_BYTES // 2**20} MB a page may "
+                             "have to be shown here")
+        page = page.decode("utf-8", "replace")
+    body = _cleaned(page, DOCUMENT_TAGS, DOCUMENT_ATTRIBUTES, {}, {"script", "title"})
+    banner = f'<p class="inert-note">{html.escape(note)}</p>' if note else ""
+    return ("<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\">"
+            f'<meta http-equiv="Content-Security-Policy" content="{DOCUMENT_POLICY}">'
+            f"<title>{html.escape(title)}</title></head>\n<body>{banner}{body}</body></html>\n")
 
 
 def markdown_html(source: str, attachments: dict | None = None) -> str:

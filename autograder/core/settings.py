@@ -98,6 +98,8 @@ def configure(c, *, source: str, release: str, cell_timeout: int = CELL_TIMEOUT_
     c.Autograde.create_student = False    # prepare() adds the students whose ids a person could have
     # Collect only what a person could have named, and only regular files and folders (classroom/nbgrader_collect.py).
     c.ExchangeFactory.collect = "autograder.classroom.nbgrader_collect.CollectStudentIds"
+    # Release carries each shipped edition of the lesson as <code>/NN.ipynb (classroom/nbgrader_release.py).
+    c.ExchangeFactory.release_assignment = "autograder.classroom.nbgrader_release.ReleaseWithEditions"
     # `nbgrader export` writes its CSV by the course's rules: roster names as quoted text that never starts a formula
     # (classroom/nbgrader_export.py, with core/csv_safe.py).
     c.ExportApp.plugin_class = "autograder.classroom.nbgrader_export.SafeCsvExport"

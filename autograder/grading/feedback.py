@@ -163,7 +163,9 @@ class Voice:
 
     def __init__(self, language: str = "en", assignment: str = ""):
         self.language = language
+        # The grader's words, and the course package's (a generated case's input is described by coursekit.strategies).
         self.grader = editions.words("autograder", language)
+        self.grader.entries = {**editions.words("coursekit", language).entries, **self.grader.entries}
         self.course = editions.words(assignment, language) if assignment and language != "en" else editions.words("", "en")
 
     def say(self, message: str, **fields) -> str:

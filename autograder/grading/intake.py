@@ -94,10 +94,10 @@ def discover(submissions: Path, names: list[str] | None,
     return students, present
 
 
-def _raw_notebook(folder: Path, assignment: str) -> bytes | Refusal:
-    """The notebook file's bytes, read as data (core/student_files.py: a regular file in a real folder, never through
-    a link, bounded before reading), or why not."""
-    name = f"{assignment}.ipynb"
+def _raw_notebook(folder: Path, assignment: str, name: str | None = None) -> bytes | Refusal:
+    """The notebook file's bytes (``name``, by default ``NN.ipynb``, inside the submission's folder), read as data
+    (core/student_files.py: a regular file in a real folder, never through a link, bounded before reading), or why not."""
+    name = name or f"{assignment}.ipynb"
     where = f"{shown(folder.parent.name)}/{folder.name}"
     try:
         fd = student_files.open_submission(folder)
@@ -108,19 +108,77 @@ def _raw_notebook(folder: Path, assignment: str) -> bytes | Refusal:
     except student_files.Refused as refused:
         return Refusal(INVALID, f"{where} is {refused.reason}: hand in the folder itself")
     try:
-        return student_files.read_file(name, MAX_NOTEBOOK_MB * 2**20, dir_fd=fd)
+        inner, _, filename = name.rpartition("/")
+        if inner:   # an edition's copy, NN/<code>/NN.ipynb: its folder opened without following a link too
+            sub = student_files.open_folder(inner, dir_fd=fd)
+            os.close(fd)
+            fd = sub
+        return student_files.read_file(filename, MAX_NOTEBOOK_MB * 2**20, dir_fd=fd)
     except FileNotFoundError:
         with os.scandir(fd) as entries:   # the first thousand are plenty to name ten (a folder may hold millions)
             found = sorted(itertools.islice((e.name for e in entries if e.name.endswith(".ipynb")), 1000))
         return Refusal(MISSING, f"no {name} in the submission"
                        + (f" (found: {', '.join(shown(n) for n in found[:10])})" if found else ""))
-    except student_files.Refused as refused:
-        if "over the limit" in refused.reason:
-            return Refusal(INVALID, f"{name} is {refused.reason}: clear the outputs (Edit > Clear Outputs of All "
+    except (NotADirectoryError, student_files.Refused) as refused:
+        reason = getattr(refused, "reason", "not a folder")
+        if "over the limit" in reason:
+            return Refusal(INVALID, f"{name} is {reason}: clear the outputs (Edit > Clear Outputs of All "
                                     "Cells) and hand it in again")
-        return Refusal(INVALID, f"{name} is {refused.reason}, not a notebook: hand in the notebook file itself")
+        return Refusal(INVALID, f"{name} is {reason}, not a notebook: hand in the notebook file itself")
     finally:
         os.close(fd)
+
+
+def _answered(raw: bytes, task: Assignment) -> int:
+    """How many of the assignment's answer cells a notebook file changed from the release's stubs (0 for a file that
+    cannot be read: it is never the one a student worked in)."""
+    try:
+        data, _ = notebooks.from_bytes(raw)
+    except notebooks.NotReadable:
+        return 0
+    stubs = {gid: _text(cell.source).strip() for gid, cell in task.released.items()
+             if notebooks.is_solution_cell(cell) or notebooks.is_manual_cell(cell)}
+    changed = 0
+    for cell in data.get("cells", []) if isinstance(data, dict) else []:
+        meta = cell.get("metadata", {}).get("nbgrader", {}) if isinstance(cell, dict) and \
+            isinstance(cell.get("metadata"), dict) else {}
+        gid = meta.get("grade_id") if isinstance(meta, dict) else None
+        if gid in stubs and _text(cell.get("source", "")).strip() != stubs[gid]:
+            changed += 1
+    return changed
+
+
+def edition_chosen(folder: Path, task: Assignment, notes: list[str]) -> bytes | Refusal:
+    """The notebook to grade: ``NN.ipynb``, or the copy of a shipped edition the student worked in.
+
+    A release through the exchange carries each shipped edition as ``NN/<code>/NN.ipynb`` beside the English
+    ``NN.ipynb`` (classroom/nbgrader_release.py). The one graded is the one whose answers the student wrote: the
+    edition's copy when the English one is untouched (or absent), else the English one; when both hold answers the
+    English one is graded and ``notes`` says so. Either way the assignment, its tests and its gradebook are the same."""
+    from ..core import editions
+
+    top = _raw_notebook(folder, task.name)
+    copies = []
+    for edition in editions.EDITIONS.values():
+        if task.name in edition.shipped:
+            raw = _raw_notebook(folder, task.name, f"{edition.code}/{task.name}.ipynb")
+            if isinstance(raw, bytes):
+                copies.append((edition.code, raw))
+            elif raw.status == INVALID:
+                notes.append(f"{edition.code}/{task.name}.ipynb was not read: {raw.reason}")
+    worked = [(code, raw) for code, raw in copies if _answered(raw, task)]
+    if isinstance(top, Refusal):
+        if top.status == MISSING and (worked or copies):
+            code, raw = (worked or copies)[0]
+            notes.append(f"graded the {code} edition's copy, {code}/{task.name}.ipynb (there is no {task.name}.ipynb)")
+            return raw
+        return top
+    if worked and not _answered(top, task):
+        return worked[0][1]   # the usual case of a student who works in an edition: nothing to say
+    if worked:
+        notes.append(f"answers in two editions: {task.name}.ipynb was graded, "
+                     f"{', '.join(f'{code}/{task.name}.ipynb' for code, _ in worked)} not")
+    return top
 
 
 def read_submission(folder: Path, task: Assignment, repairs: list[str] | None = None) -> nbformat.NotebookNode | Refusal:
@@ -135,11 +193,13 @@ def read_submission(folder: Path, task: Assignment, repairs: list[str] | None = 
     if not stat.S_ISDIR(parent.st_mode):
         return Refusal(INVALID, f"{shown(folder.parent.name)} is {student_files.kind(parent.st_mode)}, not a folder: "
                                 "hand in the folder itself")
-    raw = _raw_notebook(folder, assignment)
+    chosen: list[str] = []
+    raw = edition_chosen(folder, task, chosen)
     if isinstance(raw, Refusal):
         return raw
     try:
         data, notes = notebooks.from_bytes(raw)
+        notes = chosen + notes
     except notebooks.NotReadable as error:
         return Refusal(INVALID, f"{assignment}.ipynb is not a readable notebook: {error.reason}")
     if not isinstance(data.get("cells"), list) or not all(isinstance(c, dict) and "cell_type" in c for c in data["cells"]):

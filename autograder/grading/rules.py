@@ -115,6 +115,14 @@ def error_name(mro: tuple[str, ...] | list[str]) -> str:
     return Words("an error")
 
 
+def expected_error(ref: dict) -> str:
+    """The name of the error the reference run raised: its own class name (the course's solution raised it, so the
+    name is the course's, safe to show: pickle's UnpicklingError, not just "Exception"), else ``error_name``."""
+    mro = ref.get("mro") or ()
+    first = mro[0] if mro and isinstance(mro[0], str) else ""
+    return first if first.isidentifier() and len(first) <= 60 else error_name(mro)
+
+
 def _shape(shape: list[int]) -> str:
     return "(" + ", ".join(map(str, shape)) + ("," if len(shape) == 1 else "") + ")"
 
@@ -258,7 +266,7 @@ def _compare(got: dict, ref: dict, path: str, **how) -> str | None:
             return _expected(ref, got, path)
         return _compare(got["state"], ref["state"], f"{path}.state_dict()", **how)
     if rt == "raised":
-        name = error_name(ref.get("mro", ()))
+        name = expected_error(ref)
         if ref["mro"][0] not in got.get("mro", ()):
             return Words("expected an error ({name}), got {got}{where}", name=name, got=describe(got, show=False),
                          where=_where(path))
@@ -314,7 +322,7 @@ def raises(got: dict, ref: dict, words: list[str] = ()) -> str | None:
     """The student's code raised the reference's error (or a subclass), with one of ``words`` in its message."""
     if ref.get("t") != "raised":
         return Words("the reference run raised no error here: the test is wrong (tell your instructor)")
-    name = error_name(ref["mro"])
+    name = expected_error(ref)
     if got.get("t") != "raised":
         return Words("expected an error ({name}), but the code returned {got}", name=name, got=describe(got, show=False))
     if ref["mro"][0] not in got.get("mro", ()):
@@ -438,8 +446,26 @@ def generated(got: dict, ref: dict, compare: str = "same", state: bool = False, 
         return None
     _, k, message = min(failures)
     return Words("{failing} of {count} generated inputs give another result than the solution's. The smallest of them: "
-                 "{input}. There, {difference}", failing=len(failures), count=len(expected), input=expected[k]["input"],
-                 difference=message)
+                 "{input}. There, {difference}", failing=len(failures), count=len(expected),
+                 input=_described(expected[k]), difference=message)
+
+
+def _words_from(data: Any, depth: int = 0) -> Any:
+    """A description's Words rebuilt from the reference run's data (coursekit.strategies.words_data)."""
+    if isinstance(data, dict) and isinstance(data.get("template"), str) and isinstance(data.get("fields"), dict) \
+            and depth < 40:
+        try:
+            return Words(data["template"], **{str(k): _words_from(v, depth + 1) for k, v in data["fields"].items()})
+        except (KeyError, IndexError, ValueError):
+            return None
+    return data if isinstance(data, str) else None
+
+
+def _described(draw: dict) -> Any:
+    """How the reference run described a drawn input: as Words where it sent them (so a page can translate it), else
+    its English text."""
+    rebuilt = _words_from(draw.get("words"))
+    return rebuilt if isinstance(rebuilt, Words) and str(rebuilt) == draw.get("input") else draw.get("input", "")
 
 
 LIBRARY: dict[str, Rule] = {"same": same, "like": like, "accuracy": accuracy, "raises": raises, "at_least": at_least,

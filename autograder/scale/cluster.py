@@ -23,6 +23,9 @@ LIMIT_OPTIONS = (("--timeout", "timeout", "wall_s"), ("--cell-timeout", "cell_ti
                  ("--tmp-mb", "tmp_mb", "tmp_mb"), ("--processes", "processes", "processes"),
                  ("--threads", "threads", "threads"))
 SHARD_FOLDER = "shard-{k}"
+# The memory to plan for each grading job on a machine or in a pod: a lesson peaks near 1 GB in its kernel, with the
+# grader and the box around it; the box caps any one process's heap at Limits.memory_mb (--memory-mb) whatever this says.
+MEMORY_PER_JOB_MB = 3072
 
 
 def grading_options(args: argparse.Namespace) -> list[str]:

@@ -46,7 +46,7 @@ class KubernetesRun:
     gpu: bool = False
     jobs: int = 1                           # grade --jobs in each pod
     threads: int = 1
-    memory_per_job_gib: float = 3.0         # a lesson peaks near 1 GB; the sandbox caps heap at Limits.memory_mb
+    memory_per_job_gib: float = cluster.MEMORY_PER_JOB_MB / 1024   # requested per grade job (cluster.py says why)
     submissions_claim: str = "submissions"
     course_claim: str = "course"
     results_claim: str = "results"

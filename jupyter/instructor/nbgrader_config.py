@@ -13,7 +13,7 @@ c = get_config()  # noqa: F821 (provided by nbgrader when it loads this file)
 c.CourseDirectory.db_url = f"sqlite:///{work / 'gradebook.db'}"
 # The exchange students fetch from and submit to. On one machine (a dry run) it is .instructor/exchange; on a
 # shared server (JupyterHub) it is the folder every student's server also names, for example
-# COURSE_EXCHANGE=/srv/nbgrader/exchange (README, "A course on a shared server").
+# COURSE_EXCHANGE=/srv/nbgrader/exchange (docs/instructor-guide.md, "A course on a shared server (JupyterHub)").
 exchange = Path(os.environ.get("COURSE_EXCHANGE") or work / "exchange")
 if not os.environ.get("COURSE_EXCHANGE"):
     exchange.mkdir(exist_ok=True)

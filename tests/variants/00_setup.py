@@ -6,8 +6,19 @@ WRONG = {
         "values": [
             # A string, not a torch.device.
             'import torch\n\ndef choose_device():\n    return "cuda" if torch.cuda.is_available() else "cpu"\n',
+            # The course's own answer handed in (coursekit.pick_device): the cell earns nothing for it.
+            'from coursekit import pick_device\n\ndef choose_device():\n    return pick_device()\n',
+            'import coursekit\n\nchoose_device = coursekit.pick_device\n',
         ],
         "device": [
+            # The machine asked once, when the cell ran: every later call gives that first answer.
+            'import torch\n\n_DEVICE = torch.device("cuda" if torch.cuda.is_available() else "cpu")\n\n'
+            'def choose_device():\n    return _DEVICE\n',
+            # Cached across calls: the first call's answer, whatever the machine has when the next one runs.
+            'import functools\nimport torch\n\n@functools.lru_cache(maxsize=None)\ndef choose_device():\n'
+            '    return torch.device("cuda" if torch.cuda.is_available() else "cpu")\n',
+            # The function itself, not its answer, is tested: always true, so always 'cuda'.
+            'import torch\n\ndef choose_device():\n    return torch.device("cuda" if torch.cuda.is_available else "cpu")\n',
             # Hard-coded device: right on this CPU machine, wrong on a GPU machine.
             'import torch\n\ndef choose_device():\n    return torch.device("cpu")\n',
             # Asks whether PyTorch was built with CUDA, not whether this machine has a GPU.
@@ -26,6 +37,13 @@ WRONG = {
             # unique counts only the labels present: its length depends on the data.
             "def count_labels(labels, num_classes=10):\n    return labels.unique(return_counts=True)[1]\n",
         ],
+        "boundaries": [
+            # minlength one short: the last class disappears when no label names it.
+            "def count_labels(labels, num_classes=10):\n    return torch.bincount(labels, minlength=num_classes - 1)\n",
+            # Counts up to the largest label seen: fails on no labels at all, and drops unseen top classes.
+            "def count_labels(labels, num_classes=10):\n"
+            "    return torch.stack([(labels == k).sum() for k in range(int(labels.max()) + 1)])\n",
+        ],
         "dtype": [
             # Float counts: index_add_ into torch.zeros, whose default dtype is float32.
             "def count_labels(labels, num_classes=10):\n"
@@ -41,14 +59,20 @@ WRONG = {
             "def mean_image(images):\n    return images.mean(dim=1)\n",
             # Divides the sum by the number of pixels instead of the number of images.
             "def mean_image(images):\n    return images.sum(0) / images.shape[1]\n",
+            # Scales the caller's images in place before adding them up: the right mean, but the images have changed.
+            "def mean_image(images):\n    return images.div_(images.shape[0]).sum(dim=0)\n",
         ],
         "shapes": [
             # squeeze() 'to be safe' turns a batch of one into a single image, whose mean is a number.
             "def mean_image(images):\n    return images.squeeze().mean(dim=0)\n",
+            # squeeze() after the mean: images of a single pixel give a 0-d mean instead of shape (1,).
+            "def mean_image(images):\n    return images.mean(dim=0).squeeze()\n",
         ],
         "dtype": [
             # float64 "for accuracy", never converted back.
             "def mean_image(images):\n    return images.double().mean(dim=0)\n",
+            # float() "to be safe": float64 images give a float32 mean.
+            "def mean_image(images):\n    return images.mean(dim=0).float()\n",
         ],
         "device": [
             # A NumPy round trip: right on the CPU, impossible for a tensor on a GPU.
@@ -85,6 +109,15 @@ RIGHT = {
             # histc with the classes' range: one bin per class.
             "def count_labels(labels, num_classes=10):\n"
             "    return torch.histc(labels.float(), bins=num_classes, min=0, max=num_classes - 1).long()\n",
+            # A Python loop over the labels into int64 counts.
+            "def count_labels(labels, num_classes=10):\n"
+            "    counts = torch.zeros(num_classes, dtype=torch.int64)\n"
+            "    for label in labels.tolist():\n        counts[label] += 1\n    return counts\n",
+        ],
+        "boundaries": [
+            # Python's own counting, one class at a time: no labels give every class a 0.
+            "def count_labels(labels, num_classes=10):\n"
+            "    seen = labels.tolist()\n    return torch.tensor([seen.count(k) for k in range(num_classes)])\n",
         ],
         "shapes": [
             "def count_labels(labels, num_classes=10):\n"
@@ -105,6 +138,8 @@ RIGHT = {
     "mean-image": {
         "values": [
             "def mean_image(images):\n    return images.sum(0) / images.shape[0]\n",
+            # The mean of each row of the transposed batch: pixel by pixel all the same.
+            "def mean_image(images):\n    return images.T.mean(dim=1)\n",
         ],
         "shapes": [
             "def mean_image(images):\n    return images.mean(dim=-2)\n",

@@ -19,6 +19,12 @@ WRONG = {
             "def make_grid(rows, cols):\n    return torch.arange(rows * cols).reshape(rows, cols)\n",
             # float64 from .double().
             "def make_grid(rows, cols):\n    return torch.arange(rows * cols).reshape(rows, cols).double()\n",
+            # Counts in uint8 "to save memory", then float32: past 255 the numbers wrap around to 0.
+            "def make_grid(rows, cols):\n"
+            "    return torch.arange(rows * cols, dtype=torch.uint8).reshape(rows, cols).to(torch.float32)\n",
+            # bfloat16 holds whole numbers exactly only up to 256: larger grids come back rounded.
+            "def make_grid(rows, cols):\n"
+            "    return torch.arange(rows * cols, dtype=torch.bfloat16).reshape(rows, cols).float()\n",
         ],
     },
     "rows-mean-above": {
@@ -27,12 +33,25 @@ WRONG = {
             "def rows_with_mean_above(x, threshold):\n    return x[x > threshold].reshape(-1, x.shape[1])\n",
             # >= keeps a row whose mean equals the threshold.
             "def rows_with_mean_above(x, threshold):\n    return x[x.mean(dim=1) >= threshold]\n",
+            # The threshold rounded to a whole number: rows whose mean lies between the two are misjudged.
+            "def rows_with_mean_above(x, threshold):\n    return x[x.mean(dim=1) > round(threshold)]\n",
+            # Sorts the rows by their mean "to find the cut": the right rows, in the wrong order.
+            "def rows_with_mean_above(x, threshold):\n"
+            "    means = x.mean(dim=1)\n    order = means.argsort()\n    return x[order][means[order] > threshold]\n",
+            # Zeroes the rows that do not qualify in the caller's x before picking the others out.
+            "def rows_with_mean_above(x, threshold):\n"
+            "    keep = x.mean(dim=1) > threshold\n    x[~keep] = 0\n    return x[keep]\n",
         ],
         "shapes": [
             # Mean over the wrong dimension: happens to work on square inputs only.
             "def rows_with_mean_above(x, threshold):\n    return x[x.mean(dim=0) > threshold]\n",
             # torch.stack of an empty list fails when no row qualifies.
             "def rows_with_mean_above(x, threshold):\n    return torch.stack([row for row in x if row.mean() > threshold])\n",
+        ],
+        "boundaries": [
+            # The mean compared with a float32 copy of a float64 threshold: right on whole numbers, off just beside them.
+            "def rows_with_mean_above(x, threshold):\n"
+            "    return x[x.mean(dim=1) > torch.tensor(threshold, dtype=torch.float32)]\n",
         ],
         "dtype": [
             # The empty answer made with torch.zeros: float32, whatever x's dtype.
@@ -57,6 +76,8 @@ WRONG = {
             "def flatten_images(images):\n    return images.reshape(-1, 3 * images.shape[2] * images.shape[3])\n",
             # squeeze() first: a batch of one image loses its batch dimension.
             "def flatten_images(images):\n    return torch.flatten(images.squeeze(), start_dim=1)\n",
+            # squeeze() after flattening: images of a single pixel give one number per image, shape (N,).
+            "def flatten_images(images):\n    return images.reshape(images.shape[0], -1).squeeze()\n",
         ],
         "device": [
             # A NumPy round trip: fine on the CPU, impossible for images on a GPU.
@@ -72,6 +93,8 @@ WRONG = {
         "values": [
             # Right shape, wrong values.
             "def to_channels_last(images):\n    n, c, h, w = images.shape\n    return images.reshape(n, h, w, c)\n",
+            # transpose_ in place: the right result, but the caller's batch has changed its layout too.
+            "def to_channels_last(images):\n    return images.transpose_(1, 2).transpose_(2, 3)\n",
         ],
         "shapes": [
             # Swaps H and W as well.
@@ -107,11 +130,17 @@ WRONG = {
             "def pairwise_sq_distances(a, b):\n    return torch.cdist(a, b.to(a.device))\n",
             # Absolute differences: L1 distances.
             "def pairwise_sq_distances(a, b):\n    b = b.to(a.device)\n    return (a[:, None, :] - b[None, :, :]).abs().sum(-1)\n",
+            # unsqueeze_ in place: the right distances, but the caller's a and b now have an extra dimension.
+            "def pairwise_sq_distances(a, b):\n"
+            "    b = b.to(a.device)\n    return ((a.unsqueeze_(1) - b.unsqueeze_(0)) ** 2).sum(-1)\n",
         ],
         "shapes": [
             # squeeze() at the end: a single point in a gives a 1-D answer.
             "def pairwise_sq_distances(a, b):\n"
             "    b = b.to(a.device)\n    return ((a.unsqueeze(1) - b.unsqueeze(0)) ** 2).sum(-1).squeeze()\n",
+            # squeeze(-1) "for the single-coordinate case": a single point in b gives (n,) instead of (n, 1).
+            "def pairwise_sq_distances(a, b):\n"
+            "    b = b.to(a.device)\n    return ((a.unsqueeze(1) - b.unsqueeze(0)) ** 2).sum(-1).squeeze(-1)\n",
         ],
         "device": [
             # Ignores the device of a.
@@ -139,6 +168,10 @@ RIGHT = {
         ],
         "shapes": [
             "def make_grid(rows, cols):\n    return torch.arange(rows * cols, dtype=torch.float32).view(-1, cols)\n",
+            # Two index grids from meshgrid (rows first), combined.
+            "def make_grid(rows, cols):\n"
+            "    i, j = torch.meshgrid(torch.arange(rows), torch.arange(cols), indexing='ij')\n"
+            "    return (i * cols + j).to(torch.float32)\n",
         ],
         "dtype": [
             # A float start makes arange use the default float dtype, float32.
@@ -164,6 +197,12 @@ RIGHT = {
             "    return torch.stack(rows) if rows else x[:0]\n",
             "def rows_with_mean_above(x, threshold):\n    return x[(x.sum(dim=1) / x.shape[1]) > threshold]\n",
         ],
+        "boundaries": [
+            # The mean in float64, whatever x's dtype: the same decision at and beside every row mean.
+            "def rows_with_mean_above(x, threshold):\n    return x[x.double().mean(dim=1) > threshold]\n",
+            # Tensor.gt, the method that > calls.
+            "def rows_with_mean_above(x, threshold):\n    return x[x.mean(dim=1).gt(threshold)]\n",
+        ],
     },
     "flatten-images": {
         "values": [
@@ -172,6 +211,8 @@ RIGHT = {
         ],
         "shapes": [
             "def flatten_images(images):\n    return images.reshape(images.size(0), images[0].numel())\n",
+            # The row length from the other three sizes.
+            "def flatten_images(images):\n    n, c, h, w = images.shape\n    return images.reshape(-1, c * h * w)\n",
         ],
         "device": [
             "def flatten_images(images):\n    return torch.nn.Flatten()(images)\n",
@@ -187,6 +228,8 @@ RIGHT = {
         ],
         "shapes": [
             "def to_channels_last(images):\n    return images.movedim(1, -1)\n",
+            # One channel at a time, stacked along a new last dimension.
+            "def to_channels_last(images):\n    return torch.stack(images.unbind(dim=1), dim=-1)\n",
         ],
         "dtype": [
             # The loop, into a tensor made like the images (dtype and device).

@@ -13,6 +13,10 @@ WRONG = {
             "def grad_at(f, x):\n"
             "    leaf = x.detach().reshape(-1).clone().requires_grad_()\n"
             "    f(leaf.reshape(x.shape)).backward()\n    return leaf.grad\n",
+            # view(-1) for the flat leaf: right for a contiguous x, an error for an x that is a view with other strides.
+            "def grad_at(f, x):\n"
+            "    flat = x.detach().view(-1).clone().requires_grad_()\n"
+            "    f(flat.view(x.shape)).backward()\n    return flat.grad.view(x.shape)\n",
         ],
         "dtype": [
             # .float() on the way: a float64 x gets a float32 gradient.
@@ -101,12 +105,21 @@ WRONG = {
             "def grad_over_batches(loss_fn, w, batches):\n"
             "    w.grad = None\n    full = [(x, y) for x, y in batches if len(x) == len(batches[0][0])]\n"
             "    for x, y in full:\n        (loss_fn(w, x, y) / len(full)).backward()\n    return w.grad\n",
+            # Counts the examples as if only the last batch could be smaller: wrong when a smaller batch comes earlier.
+            "def grad_over_batches(loss_fn, w, batches):\n"
+            "    w.grad = None\n    total = len(batches[0][0]) * (len(batches) - 1) + len(batches[-1][0])\n"
+            "    for x, y in batches:\n        (loss_fn(w, x, y) * len(x) / total).backward()\n    return w.grad\n",
         ],
     },
     "predict-without-graph": {
         "values": [
             # Turns the scores into probabilities on the way: not what model_fn returns.
             "def predict_without_graph(model_fn, x):\n    with torch.no_grad():\n        return torch.sigmoid(model_fn(x))\n",
+            # Switches a module to eval() "because it is a prediction": the words ask for model_fn(x) as the model
+            # stands, and the model's mode (and BatchNorm's statistics) change.
+            "def predict_without_graph(model_fn, x):\n"
+            "    if isinstance(model_fn, torch.nn.Module):\n        model_fn.eval()\n"
+            "    with torch.no_grad():\n        return model_fn(x)\n",
         ],
         "grad": [
             # Builds the graph, then detaches: same result, but tracking was on while the model ran.
@@ -142,8 +155,35 @@ WRONG = {
             "        old = p[i].clone()\n        p[i] = old + eps\n        a = f(p).item()\n        p[i] = old - eps\n"
             "        b = f(p).item()\n        p[i] = old\n        g[i] = (a - b) / (2 * eps)\n"
             "    return g\n",
+            # The loop stops one element short: the last element's estimate stays 0.
+            "def numerical_gradient(f, x, eps=1e-6):\n"
+            "    p = x.detach().to(torch.float64).clone()\n    g = torch.zeros_like(p)\n    fp, fg = p.view(-1), g.view(-1)\n"
+            "    for i in range(fp.numel() - 1):\n"
+            "        old = fp[i].item()\n        fp[i] = old + eps\n        a = f(p).item()\n        fp[i] = old - eps\n"
+            "        b = f(p).item()\n        fp[i] = old\n        fg[i] = (a - b) / (2 * eps)\n"
+            "    return g\n",
         ],
         "shapes": [
+            # A copy that keeps a transposed x's strides: view(-1) on it fails (the words ask for a contiguous copy).
+            "def numerical_gradient(f, x, eps=1e-6):\n"
+            "    point = x.detach().to(torch.float64).clone()\n    grad = torch.zeros_like(point)\n"
+            "    flat_point, flat_grad = point.view(-1), grad.view(-1)\n"
+            "    for i in range(flat_point.numel()):\n"
+            "        old = flat_point[i].item()\n        flat_point[i] = old + eps\n        up = f(point).item()\n"
+            "        flat_point[i] = old - eps\n        down = f(point).item()\n        flat_point[i] = old\n"
+            "        flat_grad[i] = (up - down) / (2 * eps)\n"
+            "    return grad\n",
+            # In place on a float64 x through reshape(-1): for a transposed x reshape copies, so every write misses x,
+            # f never sees a perturbation, and the estimate is all zeros.
+            "def numerical_gradient(f, x, eps=1e-6):\n"
+            "    work = x.detach() if x.dtype == torch.float64 else x.detach().double()\n"
+            "    out = torch.zeros(work.numel(), dtype=torch.float64)\n    flat = work.reshape(-1)\n"
+            "    with torch.no_grad():\n"
+            "        for i in range(flat.numel()):\n"
+            "            saved = flat[i].clone()\n            flat[i] = saved + eps\n            up = f(work)\n"
+            "            flat[i] = saved - eps\n            down = f(work)\n            flat[i] = saved\n"
+            "            out[i] = (up - down) / (2 * eps)\n"
+            "    return out.reshape(x.shape)\n",
             # One value per element in a flat tensor, never given x's shape back.
             "def numerical_gradient(f, x, eps=1e-6):\n"
             "    p = x.detach().double().clone()\n    g = torch.zeros(p.numel(), dtype=torch.float64)\n    fp = p.view(-1)\n"
@@ -209,6 +249,10 @@ WRONG = {
             "def gradient_check(f, x):\n"
             "    p = x.detach().double()\n    a, n = grad_at(f, p), numerical_gradient(f, p)\n"
             "    return ((a - n).abs() / torch.maximum(a.abs(), n.abs()).clamp_min(1e-12)).max().item()\n",
+            # One ratio, the largest difference over the largest denominator, instead of the largest ratio elementwise.
+            "def gradient_check(f, x):\n"
+            "    p = x.detach().double()\n    a, n = grad_at(f, p), numerical_gradient(f, p)\n"
+            "    return ((a - n).abs().max() / (a.abs() + n.abs()).max().clamp_min(1e-12)).item()\n",
             # Returns a tensor, not a float.
             "def gradient_check(f, x):\n"
             "    p = x.detach().double()\n    a, n = grad_at(f, p), numerical_gradient(f, p)\n"
@@ -331,12 +375,22 @@ RIGHT = {
     "predict-without-graph": {
         "values": [
             "def predict_without_graph(model_fn, x):\n    with torch.no_grad():\n        out = model_fn(x)\n    return out\n",
+            # Notes a module's mode and puts it back afterwards: model_fn(x) as the model stands, the mode unchanged.
+            "def predict_without_graph(model_fn, x):\n"
+            "    training = getattr(model_fn, 'training', None)\n"
+            "    with torch.no_grad():\n        out = model_fn(x)\n"
+            "    if training is not None:\n        model_fn.train(training)\n"
+            "    return out\n",
         ],
         "grad": [
             "def predict_without_graph(model_fn, x):\n    with torch.inference_mode():\n        return model_fn(x)\n",
             "def predict_without_graph(model_fn, x):\n"
             "    @torch.no_grad()\n    def run(inputs):\n        return model_fn(inputs)\n    return run(x)\n",
             "def predict_without_graph(model_fn, x):\n    with torch.set_grad_enabled(False):\n        out = model_fn(x)\n    return out\n",
+            # Tracking switched off and on again by hand.
+            "def predict_without_graph(model_fn, x):\n"
+            "    torch.set_grad_enabled(False)\n    try:\n        return model_fn(x)\n    finally:\n"
+            "        torch.set_grad_enabled(True)\n",
         ],
     },
     "numerical-gradient": {
@@ -353,7 +407,7 @@ RIGHT = {
         "shapes": [
             # In place on the caller's float64 x (exactly restored), under no_grad, flat then reshaped.
             "def numerical_gradient(f, x, eps=1e-6):\n"
-            "    work = x.detach() if x.dtype == torch.float64 else x.detach().double()\n"
+            "    work = x.detach() if x.dtype == torch.float64 and x.is_contiguous() else x.detach().double().contiguous()\n"
             "    out = torch.zeros(work.numel(), dtype=torch.float64)\n    flat = work.reshape(-1)\n"
             "    with torch.no_grad():\n"
             "        for i in range(flat.numel()):\n"
@@ -364,7 +418,7 @@ RIGHT = {
         ],
         "dtype": [
             "def numerical_gradient(f, x, eps=1e-6):\n"
-            "    point = x.detach().clone().to(dtype=torch.float64)\n    grad = torch.empty_like(point)\n"
+            "    point = x.detach().clone().to(dtype=torch.float64).contiguous()\n    grad = torch.empty_like(point)\n"
             "    for i in range(point.numel()):\n"
             "        bump = torch.zeros_like(point)\n        bump.view(-1)[i] = eps\n"
             "        grad.view(-1)[i] = float(f(point + bump) - f(point - bump)) / (2 * eps)\n"
@@ -374,7 +428,8 @@ RIGHT = {
             # A tracked copy, but everything under no_grad: no graph is built.
             "def numerical_gradient(f, x, eps=1e-6):\n"
             "    with torch.no_grad():\n"
-            "        point = x.to(torch.float64, copy=True)\n        out = torch.empty_like(point)\n"
+            "        point = x.to(torch.float64, copy=True, memory_format=torch.contiguous_format)\n"
+            "        out = torch.empty_like(point)\n"
             "        for i in range(point.numel()):\n"
             "            e = torch.zeros_like(point)\n            e.view(-1)[i] = eps\n"
             "            out.view(-1)[i] = (f(point + e) - f(point - e)) / (2 * eps)\n"
@@ -383,7 +438,7 @@ RIGHT = {
         "evaluation": [
             # x - eps first, moved in place by steps of eps and back (rounding at the last bit only).
             "def numerical_gradient(f, x, eps=1e-6):\n"
-            "    p = x.detach().to(torch.float64).clone()\n    out = torch.empty_like(p)\n"
+            "    p = x.detach().to(torch.float64).clone(memory_format=torch.contiguous_format)\n    out = torch.empty_like(p)\n"
             "    for i in range(p.numel()):\n"
             "        p.view(-1)[i] -= eps\n        down = float(f(p))\n        p.view(-1)[i] += 2 * eps\n"
             "        up = float(f(p))\n        p.view(-1)[i] -= eps\n        out.view(-1)[i] = (up - down) / (2 * eps)\n"

@@ -51,6 +51,24 @@ WRONG = {
             "        self.net = nn.Sequential(*[nn.Linear(a, b) for a, b in zip(sizes[:-1], sizes[1:])])\n"
             "    def forward(self, x):\n"
             "        return self.net(x)\n",
+            # Builds the list of sizes in the caller's hidden_sizes: the right model, but the list handed in has grown.
+            _HEAD +
+            "        sizes = hidden_sizes\n"
+            "        sizes.insert(0, in_features)\n"
+            "        sizes.append(out_features)\n"
+            "        self.layers = nn.ModuleList(nn.Linear(a, b) for a, b in zip(sizes[:-1], sizes[1:]))\n"
+            "    def forward(self, x):\n"
+            "        for layer in self.layers[:-1]:\n"
+            "            x = torch.relu(layer(x))\n"
+            "        return self.layers[-1](x)\n",
+        ],
+        "grad": [
+            # The forward pass under torch.no_grad() "for speed": the same scores, but no gradient ever reaches a layer.
+            _SEQUENTIAL +
+            "        self.net = nn.Sequential(*layers)\n"
+            "    def forward(self, x):\n"
+            "        with torch.no_grad():\n"
+            "            return self.net(x)\n",
         ],
         "shapes": [
             # Assumes at least one hidden layer: breaks when hidden_sizes is empty.
@@ -117,6 +135,15 @@ WRONG = {
             # Keeps duplicates: a layer used twice is counted twice.
             "def count_parameters(model):\n"
             "    return sum(p.numel() for _, p in model.named_parameters(remove_duplicate=False) if p.requires_grad)\n",
+            # Decides layer by layer from its weight: a frozen bias next to a trainable weight still counts, and a
+            # trainable bias next to a frozen weight does not.
+            "def count_parameters(model):\n"
+            "    total = 0\n"
+            "    for module in model.modules():\n"
+            "        weight = getattr(module, 'weight', None)\n"
+            "        if isinstance(weight, nn.Parameter) and weight.requires_grad:\n"
+            "            total += sum(p.numel() for p in module.parameters(recurse=False))\n"
+            "    return total\n",
         ],
         "boundaries": [
             # Counts the elements of the concatenated trainable tensors: torch.cat of an empty list fails for a model
@@ -136,6 +163,15 @@ WRONG = {
             # Assumes every Linear has a bias.
             _init("        nn.init.kaiming_normal_(module.weight, nonlinearity='relu')\n"
                   "        nn.init.zeros_(module.bias)\n"),
+            # Kaiming for every layer with a matrix of weights: Conv2d and Embedding are changed too, where the words
+            # leave every other module untouched.
+            "def init_weights(module):\n"
+            "    if isinstance(module, (nn.BatchNorm1d, nn.BatchNorm2d)):\n"
+            "        nn.init.ones_(module.weight)\n        nn.init.zeros_(module.bias)\n"
+            "    elif getattr(module, 'weight', None) is not None and module.weight.dim() >= 2:\n"
+            "        nn.init.kaiming_normal_(module.weight, nonlinearity='relu')\n"
+            "        if getattr(module, 'bias', None) is not None:\n"
+            "            nn.init.zeros_(module.bias)\n",
             # Xavier (Glorot) instead of Kaiming: the scale is for tanh, too small for ReLU.
             _init("        nn.init.xavier_normal_(module.weight)\n"
                   "        if module.bias is not None:\n"
@@ -183,6 +219,11 @@ WRONG = {
             "def predict(model, x):\n    model.eval()\n    with torch.no_grad():\n        return model(x)\n",
         ],
         "grad": [
+            # Freezes the parameters "to stop tracking" and leaves them frozen: autograd still records (tracking is on),
+            # and the model can no longer be trained.
+            "def predict(model, x):\n"
+            "    was_training = model.training\n    model.eval()\n    model.requires_grad_(False)\n"
+            "    out = model(x)\n    model.train(was_training)\n    return out\n",
             # Forgets torch.no_grad(): the output drags the graph along.
             "def predict(model, x):\n"
             "    was_training = model.training\n"
@@ -244,6 +285,14 @@ WRONG = {
             "def save_and_reload(model, directory, factory):\n"
             "    torch.save(model.state_dict(), Path(directory) / 'model.pt')\n"
             "    return factory()\n",
+            # The state dict, but read back with weights_only=False: a file holding any Python object is unpickled,
+            # where the words ask for weights_only=True.
+            "def save_and_reload(model, directory, factory):\n"
+            "    path = Path(directory) / 'model.pt'\n"
+            "    torch.save(model.state_dict(), path)\n"
+            "    fresh = factory()\n"
+            "    fresh.load_state_dict(torch.load(path, weights_only=False))\n"
+            "    return fresh\n",
             # Returns what load_state_dict returns (the report of missing and unexpected keys), not the model.
             "def save_and_reload(model, directory, factory):\n"
             "    path = Path(directory) / 'model.pt'\n"
@@ -255,6 +304,17 @@ WRONG = {
 
 RIGHT = {
     "mlp": {
+        "grad": [
+            # ReLU written as h * (h > 0): the same values, and the same gradient, which reaches every layer.
+            _HEAD +
+            "        sizes = [in_features, *hidden_sizes, out_features]\n"
+            "        self.layers = nn.ModuleList(nn.Linear(a, b) for a, b in zip(sizes[:-1], sizes[1:]))\n"
+            "    def forward(self, x):\n"
+            "        for layer in self.layers[:-1]:\n"
+            "            h = layer(x)\n"
+            "            x = h * (h > 0)\n"
+            "        return self.layers[-1](x)\n",
+        ],
         "values": [
             # nn.Sequential with ReLU modules.
             _HEAD +

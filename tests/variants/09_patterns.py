@@ -24,8 +24,30 @@ def load_checkpoint(path, model, optimizer, scheduler, loader_generator):
 '''
 
 
-def _predict(body: str) -> str:
-    return "def predict(model, x):\n" + body
+# train_with_early_stopping as the solution writes it; variants change a line or two of it.
+_STOPPING = (
+    "def train_with_early_stopping(model, train_epoch, val_loss, max_epochs, patience):\n"
+    "    best_loss, best_epoch, best_state, losses = math.inf, 0, None, []\n"
+    "    for epoch in range(1, max_epochs + 1):\n"
+    "        train_epoch()\n"
+    "        losses.append(val_loss())\n"
+    "        if losses[-1] < best_loss:\n"
+    "            best_loss, best_epoch = losses[-1], epoch\n"
+    "            best_state = copy.deepcopy(model.state_dict())\n"
+    "        elif epoch - best_epoch >= patience:\n"
+    "            break\n"
+    "    if best_state is not None:\n"
+    "        model.load_state_dict(best_state)\n"
+    "    return best_epoch, losses\n"
+)
+
+
+def _stopping_with(*edits: tuple[str, str]) -> str:
+    source = _STOPPING
+    for old, new in edits:
+        assert old in source, f"variant edit does not apply: {old!r}"
+        source = source.replace(old, new)
+    return source
 
 
 def _clip(body: str) -> str:
@@ -180,47 +202,49 @@ def load_checkpoint(path, model, optimizer, scheduler, loader_generator):
                   "    optimizer.step()\n    return float(norm)\n"),
         ],
     },
-    "predict": {
+    "early-stopping": {
         "values": [
-            # Returns the predicted classes instead of the logits.
-            _predict("    mode = model.training\n    model.eval()\n    with torch.no_grad():\n        out = model(x).argmax(dim=1)\n"
-                     "    model.train(mode)\n    return out\n"),
+            # The state dict itself, not a copy: it moves on with the model, so the last epoch's weights come back.
+            _stopping_with(("copy.deepcopy(model.state_dict())", "model.state_dict()")),
+            # Never loads the best state back: the model keeps the last epoch's weights.
+            _stopping_with(("    if best_state is not None:\n        model.load_state_dict(best_state)\n", "")),
+            # A copy of the whole model, then `model = best_model`: only a local name changes, the caller's model does not.
+            _stopping_with(("best_state = copy.deepcopy(model.state_dict())", "best_state = copy.deepcopy(model)"),
+                           ("        model.load_state_dict(best_state)\n", "        model = best_state\n")),
+            # Only the parameters are kept and restored: BatchNorm's running statistics stay those of the last epoch.
+            _stopping_with(("best_state = copy.deepcopy(model.state_dict())",
+                            "best_state = [p.detach().clone() for p in model.parameters()]"),
+                           ("        model.load_state_dict(best_state)\n",
+                            "        with torch.no_grad():\n"
+                            "            for p, kept in zip(model.parameters(), best_state):\n"
+                            "                p.copy_(kept)\n")),
+            # The best epoch counted from 0.
+            _stopping_with(("    return best_epoch, losses\n", "    return best_epoch - 1, losses\n")),
+            # val_loss() called a second time to compare: each call measures again (here: the next epoch's figure).
+            _stopping_with(("        if losses[-1] < best_loss:\n            best_loss, best_epoch = losses[-1], epoch\n",
+                            "        if val_loss() < best_loss:\n            best_loss, best_epoch = losses[-1], epoch\n")),
         ],
-        "modes": [
-            # no_grad only: dropout stays on.
-            _predict("    with torch.no_grad():\n        return model(x)\n"),
-            # eval() and never switches back.
-            _predict("    model.eval()\n    with torch.no_grad():\n        return model(x)\n"),
-            # Always switches training back on (passes the visible check, whose model was training).
-            _predict("    model.eval()\n    with torch.no_grad():\n        out = model(x)\n    model.train()\n    return out\n"),
+        "boundaries": [
+            # <= : a validation loss equal to the best counts as a new best (a later, equal epoch replaces it).
+            _stopping_with(("if losses[-1] < best_loss:", "if losses[-1] <= best_loss:")),
+            # Waits one epoch too many before stopping.
+            _stopping_with(("elif epoch - best_epoch >= patience:", "elif epoch - best_epoch > patience:")),
+            # Stops one epoch too early.
+            _stopping_with(("elif epoch - best_epoch >= patience:", "elif epoch - best_epoch >= patience - 1:")),
+            # One epoch short of max_epochs.
+            _stopping_with(("range(1, max_epochs + 1)", "range(1, max_epochs)")),
         ],
-        "grad": [
-            # Eval mode but builds a graph.
-            _predict("    mode = model.training\n    model.eval()\n    out = model(x)\n    model.train(mode)\n    return out\n"),
-            # Builds the graph, then detaches the result: no graph is returned, but one was built for nothing.
-            _predict("    mode = model.training\n    model.eval()\n    out = model(x).detach()\n    model.train(mode)\n    return out\n"),
+        "nesting": [
+            # A new dict around the same tensors: the dict is copied, the tensors inside it are not.
+            _stopping_with(("copy.deepcopy(model.state_dict())", "dict(model.state_dict())")),
+            _stopping_with(("copy.deepcopy(model.state_dict())", "model.state_dict().copy()")),
         ],
-        "logits": [
-            # Probabilities instead of logits.
-            _predict("    mode = model.training\n    model.eval()\n    with torch.no_grad():\n        out = model(x).softmax(dim=1)\n"
-                     "    model.train(mode)\n    return out\n"),
-        ],
-        "shapes": [
-            # squeeze() on the way out: a batch of one loses its batch dimension.
-            _predict("    mode = model.training\n    model.eval()\n    with torch.no_grad():\n        out = model(x).squeeze()\n"
-                     "    model.train(mode)\n    return out\n"),
-        ],
-        "device": [
-            # Moves the input to the notebook's global device.
-            _predict("    mode = model.training\n    model.eval()\n    with torch.no_grad():\n        out = model(x.to(device))\n"
-                     "    model.train(mode)\n    return out\n"),
-        ],
-        "result-device": [
-            # Hands the logits back on the CPU, where the words keep them on the model's device.
-            _predict("    mode = model.training\n    model.eval()\n    with torch.no_grad():\n        out = model(x).cpu()\n"
-                     "    model.train(mode)\n    return out\n"),
-            _predict("    mode = model.training\n    model.eval()\n    with torch.no_grad():\n        out = model(x)\n"
-                     "    model.train(mode)\n    return out.to('cpu')\n"),
+        "provenance": [
+            # The epoch chosen on the training loss, which keeps falling, instead of the validation loss.
+            _stopping_with(("        train_epoch()\n        losses.append(val_loss())\n        if losses[-1] < best_loss:\n"
+                            "            best_loss, best_epoch = losses[-1], epoch\n",
+                            "        trained = train_epoch()\n        losses.append(val_loss())\n        if trained < best_loss:\n"
+                            "            best_loss, best_epoch = trained, epoch\n")),
         ],
     },
 }
@@ -317,47 +341,58 @@ def load_checkpoint(path, model, optimizer, scheduler, loader_generator):
                   "    scaler.step(optimizer)\n    scaler.update()\n    return norm\n"),
         ],
     },
-    "predict": {
+    "early-stopping": {
         "values": [
-            # try/finally restores the mode even if the forward pass fails.
-            _predict("    was_training = model.training\n    model.eval()\n    try:\n        with torch.no_grad():\n"
-                     "            return model(x)\n    finally:\n        model.train(was_training)\n"),
+            # Every tensor cloned by hand.
+            _stopping_with(("copy.deepcopy(model.state_dict())", "{k: v.detach().clone() for k, v in model.state_dict().items()}")),
+            # A copy of the whole model, whose state is loaded back into the caller's model.
+            _stopping_with(("best_state = copy.deepcopy(model.state_dict())", "best_state = copy.deepcopy(model)"),
+                           ("model.load_state_dict(best_state)", "model.load_state_dict(best_state.state_dict())")),
+            # A checkpoint on disk, read back with weights_only=True.
+            "def train_with_early_stopping(model, train_epoch, val_loss, max_epochs, patience):\n"
+            "    folder = tempfile.mkdtemp()\n"
+            "    path = os.path.join(folder, 'best.pt')\n"
+            "    best, best_epoch, losses = None, 0, []\n"
+            "    for epoch in range(1, max_epochs + 1):\n"
+            "        train_epoch()\n"
+            "        loss = val_loss()\n"
+            "        losses.append(loss)\n"
+            "        if best is None or loss < best:\n"
+            "            best, best_epoch = loss, epoch\n"
+            "            torch.save(model.state_dict(), path)\n"
+            "        if epoch - best_epoch >= patience:\n"
+            "            break\n"
+            "    if best_epoch:\n"
+            "        model.load_state_dict(torch.load(path, weights_only=True))\n"
+            "    return best_epoch, losses\n",
         ],
-        "modes": [
-            # train(False), inference_mode, train(mode).
-            _predict("    mode = model.training\n    model.train(False)\n"
-                     "    with torch.inference_mode():\n        logits = model(x)\n    model.train(mode)\n    return logits\n"),
-            # Every submodule's own flag remembered and restored.
-            _predict("    modes = [(m, m.training) for m in model.modules()]\n    model.eval()\n"
-                     "    with torch.no_grad():\n        out = model(x)\n    for m, t in modes:\n        m.training = t\n    return out\n"),
+        "boundaries": [
+            # A counter of epochs without improvement, reset at each new best; a while loop.
+            "def train_with_early_stopping(model, train_epoch, val_loss, max_epochs, patience):\n"
+            "    losses, best_epoch, best_state, waited = [], 0, None, 0\n"
+            "    while len(losses) < max_epochs and waited < patience:\n"
+            "        train_epoch()\n"
+            "        losses.append(val_loss())\n"
+            "        if best_state is None or losses[-1] < min(losses[:-1]):\n"
+            "            best_epoch, best_state, waited = len(losses), copy.deepcopy(model.state_dict()), 0\n"
+            "        else:\n"
+            "            waited += 1\n"
+            "    model.load_state_dict(best_state)\n"
+            "    return best_epoch, losses\n",
+            # Epochs counted from 0 inside, from 1 in what is returned.
+            _stopping_with(("    for epoch in range(1, max_epochs + 1):\n", "    for epoch in range(max_epochs):\n"),
+                           ("best_loss, best_epoch = losses[-1], epoch\n", "best_loss, best_epoch = losses[-1], epoch + 1\n"),
+                           ("elif epoch - best_epoch >= patience:", "elif epoch + 1 - best_epoch >= patience:")),
         ],
-        "grad": [
-            # set_grad_enabled(False).
-            _predict("    mode = model.training\n    model.eval()\n    with torch.set_grad_enabled(False):\n        out = model(x)\n"
-                     "    model.train(mode)\n    return out\n"),
+        "nesting": [
+            # The state copied item by item into a new dict of clones.
+            _stopping_with(("copy.deepcopy(model.state_dict())",
+                            "{name: tensor.clone() for name, tensor in model.state_dict().items()}")),
         ],
-        "logits": [
-            # The model's output as it is, under a decorator-free no_grad block.
-            _predict("    mode = model.training\n    model.eval()\n    with torch.no_grad():\n        logits = model(x)\n"
-                     "    model.train(mode)\n    return logits\n"),
-        ],
-        "shapes": [
-            # The input flattened from dimension 1.
-            _predict("    mode = model.training\n    model.eval()\n    with torch.no_grad():\n        out = model(x.flatten(1))\n"
-                     "    model.train(mode)\n    return out\n"),
-        ],
-        "device": [
-            # The input moved to where the model's parameters are.
-            _predict("    mode = model.training\n    model.eval()\n    with torch.no_grad():\n"
-                     "        out = model(x.to(next(model.parameters()).device))\n    model.train(mode)\n    return out\n"),
-        ],
-        "result-device": [
-            # The logits moved to the input's device, where they already are.
-            _predict("    mode = model.training\n    model.eval()\n    with torch.no_grad():\n        out = model(x)\n"
-                     "    model.train(mode)\n    return out.to(x.device)\n"),
-            # The logits moved to the device of the model's parameters, the same one.
-            _predict("    mode = model.training\n    model.eval()\n    with torch.no_grad():\n        out = model(x)\n"
-                     "    model.train(mode)\n    return out.to(next(model.parameters()).device)\n"),
+        "provenance": [
+            # The training loss kept too, and ignored for the choice.
+            _stopping_with(("        train_epoch()\n", "        trained = train_epoch()\n"),
+                           ("        if losses[-1] < best_loss:\n", "        if losses[-1] < best_loss and trained is not None:\n")),
         ],
     },
 }
@@ -378,5 +413,10 @@ NOT_TESTED = {
     "checkpoint": {
         "device": "on a CPU runner every tensor is on the CPU; a checkpoint written on a GPU and read elsewhere needs "
                   "map_location, which the lesson mentions but the exercise does not ask for.",
+    },
+    "early-stopping": {
+        "device": "the best state may be kept on any device (a copy on the CPU saves GPU memory): load_state_dict copies "
+                  "it back into the model's own tensors wherever they live, so no placement is wrong.",
+        "modes": "train_epoch() and val_loss() set the modes they need; the function itself runs no forward pass.",
     },
 }

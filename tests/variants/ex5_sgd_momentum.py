@@ -6,7 +6,7 @@ def _own_loop(train_loss: str, drop_last: bool = False) -> str:
     the lists ``losses`` (batch means) and ``sizes`` (batch sizes)."""
     drop = ", drop_last=True" if drop_last else ""
     return ("from coursekit.mnist import InMemoryBatches, evaluate\n"
-            "def train_recipe(name, train, val, epochs, seed=0, batch_size=64, progress=True):\n"
+            "def train_recipe(name, train, val, epochs, device, seed=0, batch_size=64, progress=True):\n"
             "    set_seed(seed)\n"
             "    model = MNISTModel().to(device)\n"
             "    optimizer, scheduler = make_recipe(name, model, epochs)\n"
@@ -173,7 +173,7 @@ WRONG = {
     ]},
     "train-recipe": {"values": [
         # Scheduler stepped per batch: T_max=epochs then runs out after a few batches. Passes the visible check.
-        "def train_recipe(name, train, val, epochs, seed=0, batch_size=64, progress=True):\n"
+        "def train_recipe(name, train, val, epochs, device, seed=0, batch_size=64, progress=True):\n"
         "    set_seed(seed)\n"
         "    model = MNISTModel().to(device)\n"
         "    optimizer, scheduler = make_recipe(name, model, epochs)\n"
@@ -181,7 +181,7 @@ WRONG = {
         "               seed=seed, scheduler=scheduler, scheduler_per='batch', progress=progress)\n",
         # A hand-written loop that hands the scheduler to train_one_epoch, which steps it per batch.
         "from coursekit.mnist import InMemoryBatches, evaluate, train_one_epoch\n"
-        "def train_recipe(name, train, val, epochs, seed=0, batch_size=64, progress=True):\n"
+        "def train_recipe(name, train, val, epochs, device, seed=0, batch_size=64, progress=True):\n"
         "    set_seed(seed)\n"
         "    model = MNISTModel().to(device)\n"
         "    optimizer, scheduler = make_recipe(name, model, epochs)\n"
@@ -195,14 +195,14 @@ WRONG = {
         "            history[key].append(value)\n"
         "    return history\n",
         # The scheduler is built but never given to fit: the learning rate stays at 0.01.
-        "def train_recipe(name, train, val, epochs, seed=0, batch_size=64, progress=True):\n"
+        "def train_recipe(name, train, val, epochs, device, seed=0, batch_size=64, progress=True):\n"
         "    set_seed(seed)\n"
         "    model = MNISTModel().to(device)\n"
         "    optimizer, scheduler = make_recipe(name, model, epochs)\n"
         "    return fit(model, train, val, epochs=epochs, optimizer=optimizer, device=device, batch_size=batch_size,\n"
         "               seed=seed, progress=progress)\n",
         # The recipe built for 10 epochs whatever the run's length.
-        "def train_recipe(name, train, val, epochs, seed=0, batch_size=64, progress=True):\n"
+        "def train_recipe(name, train, val, epochs, device, seed=0, batch_size=64, progress=True):\n"
         "    set_seed(seed)\n"
         "    model = MNISTModel().to(device)\n"
         "    optimizer, scheduler = make_recipe(name, model, 10)\n"
@@ -210,14 +210,14 @@ WRONG = {
         "               seed=seed, scheduler=scheduler, progress=progress)\n",
     ], "randomness": [
         # Seeded after the model is built: every run starts from different weights.
-        "def train_recipe(name, train, val, epochs, seed=0, batch_size=64, progress=True):\n"
+        "def train_recipe(name, train, val, epochs, device, seed=0, batch_size=64, progress=True):\n"
         "    model = MNISTModel().to(device)\n"
         "    set_seed(seed)\n"
         "    optimizer, scheduler = make_recipe(name, model, epochs)\n"
         "    return fit(model, train, val, epochs=epochs, optimizer=optimizer, device=device, batch_size=batch_size,\n"
         "               seed=seed, scheduler=scheduler, progress=progress)\n",
         # fit without seed=seed: every run shuffles its batches in fit's default order (seed 0).
-        "def train_recipe(name, train, val, epochs, seed=0, batch_size=64, progress=True):\n"
+        "def train_recipe(name, train, val, epochs, device, seed=0, batch_size=64, progress=True):\n"
         "    set_seed(seed)\n"
         "    model = MNISTModel().to(device)\n"
         "    optimizer, scheduler = make_recipe(name, model, epochs)\n"
@@ -225,7 +225,7 @@ WRONG = {
         "               scheduler=scheduler, progress=progress)\n",
         # A hand-written loop whose batches shuffle with the global generator (no generator=...): not the seed's order.
         "from coursekit.mnist import InMemoryBatches, evaluate, train_one_epoch\n"
-        "def train_recipe(name, train, val, epochs, seed=0, batch_size=64, progress=True):\n"
+        "def train_recipe(name, train, val, epochs, device, seed=0, batch_size=64, progress=True):\n"
         "    set_seed(seed)\n"
         "    model = MNISTModel().to(device)\n"
         "    optimizer, scheduler = make_recipe(name, model, epochs)\n"
@@ -240,14 +240,21 @@ WRONG = {
         "            history[key].append(value)\n"
         "    return history\n",
     ], "device": [
-        # Chooses its own device inside the function instead of using the notebook's `device`.
-        "def train_recipe(name, train, val, epochs, seed=0, batch_size=64, progress=True):\n"
+        # Chooses its own device inside the function instead of using the `device` it is given.
+        "def train_recipe(name, train, val, epochs, device, seed=0, batch_size=64, progress=True):\n"
         "    set_seed(seed)\n"
         "    dev = torch.device('cuda' if torch.cuda.is_available() else 'cpu')\n"
         "    model = MNISTModel().to(dev)\n"
         "    optimizer, scheduler = make_recipe(name, model, epochs)\n"
         "    return fit(model, train, val, epochs=epochs, optimizer=optimizer, device=dev, batch_size=batch_size,\n"
         "               seed=seed, scheduler=scheduler, progress=progress)\n",
+        # The CPU written in: right by accident on a CPU-only machine, wrong for any other device it is given.
+        "def train_recipe(name, train, val, epochs, device, seed=0, batch_size=64, progress=True):\n"
+        "    set_seed(seed)\n"
+        "    model = MNISTModel()\n"
+        "    optimizer, scheduler = make_recipe(name, model, epochs)\n"
+        "    return fit(model, train, val, epochs=epochs, optimizer=optimizer, device=torch.device('cpu'),\n"
+        "               batch_size=batch_size, seed=seed, scheduler=scheduler, progress=progress)\n",
     ], "aggregation": [
         # A loop of its own whose training loss is the sum of the batch losses, not their mean.
         _own_loop('sum(losses)'),
@@ -257,7 +264,7 @@ WRONG = {
         _own_loop('sum(l * n for l, n in zip(losses, sizes)) / sum(sizes)', drop_last=True),
     ], "provenance": [
         # The validation figures measured on the training data it was given.
-        "def train_recipe(name, train, val, epochs, seed=0, batch_size=64, progress=True):\n"
+        "def train_recipe(name, train, val, epochs, device, seed=0, batch_size=64, progress=True):\n"
         "    set_seed(seed)\n"
         "    model = MNISTModel().to(device)\n"
         "    optimizer, scheduler = make_recipe(name, model, epochs)\n"
@@ -271,7 +278,7 @@ WRONG = {
         "    return fit(model, train, (val[0][:1000], val[1][:1000]), epochs=epochs, optimizer=optimizer, device=device,\n"
         "               batch_size=batch_size, seed=seed, scheduler=scheduler, progress=progress)\n",
         # The notebook's whole validation set instead of the `val` it was given: right for the notebook's own runs only.
-        "def train_recipe(name, train, val, epochs, seed=0, batch_size=64, progress=True):\n"
+        "def train_recipe(name, train, val, epochs, device, seed=0, batch_size=64, progress=True):\n"
         "    set_seed(seed)\n"
         "    model = MNISTModel().to(device)\n"
         "    optimizer, scheduler = make_recipe(name, model, epochs)\n"
@@ -280,7 +287,7 @@ WRONG = {
     ], "leakage": [
         # The validation images added to the training data ("more data"): the figures it is chosen on measure images
         # it learned.
-        "def train_recipe(name, train, val, epochs, seed=0, batch_size=64, progress=True):\n"
+        "def train_recipe(name, train, val, epochs, device, seed=0, batch_size=64, progress=True):\n"
         "    set_seed(seed)\n"
         "    model = MNISTModel().to(device)\n"
         "    optimizer, scheduler = make_recipe(name, model, epochs)\n"
@@ -288,67 +295,61 @@ WRONG = {
         "    return fit(model, both, val, epochs=epochs, optimizer=optimizer, device=device, batch_size=batch_size,\n"
         "               seed=seed, scheduler=scheduler, progress=progress)\n",
         # The notebook's whole training file instead of the `train` it was given: the validation images are in it.
-        "def train_recipe(name, train, val, epochs, seed=0, batch_size=64, progress=True):\n"
+        "def train_recipe(name, train, val, epochs, device, seed=0, batch_size=64, progress=True):\n"
         "    set_seed(seed)\n"
         "    model = MNISTModel().to(device)\n"
         "    optimizer, scheduler = make_recipe(name, model, epochs)\n"
         "    return fit(model, (x_train, y_train), val, epochs=epochs, optimizer=optimizer, device=device,\n"
         "               batch_size=batch_size, seed=seed, scheduler=scheduler, progress=progress)\n",
         # The two swapped: trained on the validation data, measured on the training data.
-        "def train_recipe(name, train, val, epochs, seed=0, batch_size=64, progress=True):\n"
+        "def train_recipe(name, train, val, epochs, device, seed=0, batch_size=64, progress=True):\n"
         "    set_seed(seed)\n"
         "    model = MNISTModel().to(device)\n"
         "    optimizer, scheduler = make_recipe(name, model, epochs)\n"
         "    return fit(model, val, train, epochs=epochs, optimizer=optimizer, device=device, batch_size=batch_size,\n"
         "               seed=seed, scheduler=scheduler, progress=progress)\n",
     ]},
-    "first-epoch-reaching": {"boundaries": [
-        # < for <=: the loop stops one epoch early, so a target first reached at the last epoch is missed.
-        "def first_epoch_reaching(history, target):\n"
-        "    accs = history['val_acc']\n"
-        "    for k in range(len(accs) - 1):\n        if accs[k] >= target:\n            return k + 1\n"
-        "    return None\n",
-        # Rules out "never" with max() first: a history of no epochs raises instead of giving None.
-        "def first_epoch_reaching(history, target):\n"
-        "    accs = history['val_acc']\n"
-        "    if max(accs) < target:\n        return None\n"
-        "    return next(k + 1 for k, acc in enumerate(accs) if acc >= target)\n",
-    ], "values": [
-        # Counts epochs from 0.
-        "def first_epoch_reaching(history, target):\n"
-        "    for k, acc in enumerate(history['val_acc']):\n        if acc >= target:\n            return k\n"
-        "    return None\n",
-        # Strictly above the target: passes the visible check.
-        "def first_epoch_reaching(history, target):\n"
-        "    for k, acc in enumerate(history['val_acc'], start=1):\n        if acc > target:\n            return k\n"
-        "    return None\n",
-        # -1 for "never": passes the visible check.
-        "def first_epoch_reaching(history, target):\n"
-        "    for k, acc in enumerate(history['val_acc'], start=1):\n        if acc >= target:\n            return k\n"
-        "    return -1\n",
-        # The epoch of the best accuracy, not the first one at the target: passes the visible check.
-        "def first_epoch_reaching(history, target):\n"
-        "    accs = history['val_acc']\n"
-        "    best = max(range(len(accs)), key=lambda k: accs[k])\n"
-        "    return best + 1 if accs[best] >= target else None\n",
-    ], "provenance": [
-        # Reads the training accuracy.
-        "def first_epoch_reaching(history, target):\n"
-        "    for k, acc in enumerate(history['train_acc'], start=1):\n        if acc >= target:\n            return k\n"
-        "    return None\n",
-    ], "leakage": [
-        # Reads the test accuracy: an epoch chosen on the test set.
-        "def first_epoch_reaching(history, target):\n"
-        "    for k, acc in enumerate(history['test_acc'], start=1):\n        if acc >= target:\n            return k\n"
-        "    return None\n",
-        # The test figures preferred when a history has them.
-        "def first_epoch_reaching(history, target):\n"
-        "    accs = history.get('test_acc') or history['val_acc']\n"
-        "    return next((k + 1 for k, acc in enumerate(accs) if acc >= target), None)\n",
-        # The two held-out figures averaged, "to be safe": the test set still decides.
-        "def first_epoch_reaching(history, target):\n"
-        "    accs = [(v + t) / 2 for v, t in zip(history['val_acc'], history.get('test_acc', history['val_acc']))]\n"
-        "    return next((k + 1 for k, acc in enumerate(accs) if acc >= target), None)\n",
+    "apply-weight-decay": {"values": [
+        # The decay subtracted from the gradient: it pushes the weights away from zero.
+        "def apply_weight_decay(param, grad, lr, weight_decay, decoupled):\n"
+        "    if decoupled:\n        return param * (1 - lr * weight_decay), grad\n"
+        "    return param, grad - weight_decay * param\n",
+        # Decoupled decay without the learning rate: every step shrinks by weight_decay itself.
+        "def apply_weight_decay(param, grad, lr, weight_decay, decoupled):\n"
+        "    if decoupled:\n        return param * (1 - weight_decay), grad\n"
+        "    return param, grad + weight_decay * param\n",
+        # The two swapped: L2 shrinks the parameter, decoupled changes the gradient.
+        "def apply_weight_decay(param, grad, lr, weight_decay, decoupled):\n"
+        "    if not decoupled:\n        return param * (1 - lr * weight_decay), grad\n"
+        "    return param, grad + weight_decay * param\n",
+        # Decoupled decay shrinks the gradient instead of the parameter.
+        "def apply_weight_decay(param, grad, lr, weight_decay, decoupled):\n"
+        "    if decoupled:\n        return param, grad * (1 - lr * weight_decay)\n"
+        "    return param, grad + weight_decay * param\n",
+        # Both at once when decoupled: AdamW's shrink and Adam's L2 term too.
+        "def apply_weight_decay(param, grad, lr, weight_decay, decoupled):\n"
+        "    if decoupled:\n        return param * (1 - lr * weight_decay), grad + weight_decay * param\n"
+        "    return param, grad + weight_decay * param\n",
+        # L2 with the learning rate folded in, as if the optimizer would not multiply by it.
+        "def apply_weight_decay(param, grad, lr, weight_decay, decoupled):\n"
+        "    if decoupled:\n        return param * (1 - lr * weight_decay), grad\n"
+        "    return param, grad + lr * weight_decay * param\n",
+        # In place: the caller's tensors change (here the parameter shrinks twice when the caller copies it back).
+        "def apply_weight_decay(param, grad, lr, weight_decay, decoupled):\n"
+        "    if decoupled:\n        param.mul_(1 - lr * weight_decay)\n        return param, grad\n"
+        "    grad.add_(weight_decay * param)\n    return param, grad\n",
+    ], "dtype": [
+        # Computed in float32: a float64 weight comes back rounded.
+        "def apply_weight_decay(param, grad, lr, weight_decay, decoupled):\n"
+        "    param, grad = param.float(), grad.float()\n"
+        "    if decoupled:\n        return param * (1 - lr * weight_decay), grad\n"
+        "    return param, grad + weight_decay * param\n",
+    ], "device": [
+        # The factor made as a tensor on the CPU: it cannot meet tensors on another device.
+        "def apply_weight_decay(param, grad, lr, weight_decay, decoupled):\n"
+        "    factor = torch.tensor(1 - lr * weight_decay, dtype=param.dtype)\n"
+        "    if decoupled:\n        return param * factor.to('cpu').expand(param.shape).clone(), grad\n"
+        "    return param, grad + weight_decay * param.cpu()\n",
     ]},
 }
 
@@ -422,7 +423,7 @@ RIGHT = {
     "train-recipe": {"values": [
         # A hand-written loop that steps the scheduler after each epoch.
         "from coursekit.mnist import InMemoryBatches, evaluate, train_one_epoch\n"
-        "def train_recipe(name, train, val, epochs, seed=0, batch_size=64, progress=True):\n"
+        "def train_recipe(name, train, val, epochs, device, seed=0, batch_size=64, progress=True):\n"
         "    set_seed(seed)\n"
         "    model = MNISTModel().to(device)\n"
         "    optimizer, scheduler = make_recipe(name, model, epochs)\n"
@@ -437,8 +438,15 @@ RIGHT = {
         "            history[key].append(value)\n"
         "    return history\n",
     ], "device": [
+        # fit told the device the model's parameters are on, which is the one it was given.
+        "def train_recipe(name, train, val, epochs, device, seed=0, batch_size=64, progress=True):\n"
+        "    set_seed(seed)\n"
+        "    model = MNISTModel().to(device)\n"
+        "    optimizer, scheduler = make_recipe(name, model, epochs)\n"
+        "    return fit(model, train, val, epochs=epochs, optimizer=optimizer, device=next(model.parameters()).device,\n"
+        "               batch_size=batch_size, seed=seed, scheduler=scheduler, progress=progress)\n",
         # fit's default scheduler_per is 'epoch'; the model is moved after the recipe is built.
-        "def train_recipe(name, train, val, epochs, seed=0, batch_size=64, progress=True):\n"
+        "def train_recipe(name, train, val, epochs, device, seed=0, batch_size=64, progress=True):\n"
         "    set_seed(seed)\n"
         "    model = MNISTModel()\n"
         "    optimizer, scheduler = make_recipe(name, model, epochs)\n"
@@ -447,7 +455,7 @@ RIGHT = {
         "               batch_size=batch_size, seed=seed, scheduler=scheduler, progress=progress)\n",
     ], "randomness": [
         # torch.manual_seed(seed) does what set_seed(seed) does for this run.
-        "def train_recipe(name, train, val, epochs, seed=0, batch_size=64, progress=True):\n"
+        "def train_recipe(name, train, val, epochs, device, seed=0, batch_size=64, progress=True):\n"
         "    torch.manual_seed(seed)\n"
         "    model = MNISTModel().to(device)\n"
         "    optimizer, scheduler = make_recipe(name, model, epochs)\n"
@@ -458,7 +466,7 @@ RIGHT = {
         _own_loop('sum(l * n for l, n in zip(losses, sizes)) / sum(sizes)'),
     ], "leakage": [
         # The training and validation data copied (on the device) before fit: the same rows.
-        "def train_recipe(name, train, val, epochs, seed=0, batch_size=64, progress=True):\n"
+        "def train_recipe(name, train, val, epochs, device, seed=0, batch_size=64, progress=True):\n"
         "    set_seed(seed)\n"
         "    model = MNISTModel().to(device)\n"
         "    optimizer, scheduler = make_recipe(name, model, epochs)\n"
@@ -467,7 +475,7 @@ RIGHT = {
         "    return fit(model, train, val, epochs=epochs, optimizer=optimizer, device=device, batch_size=batch_size,\n"
         "               seed=seed, scheduler=scheduler, progress=progress)\n",
         # The pairs handed on as lists, the keyword arguments in another order.
-        "def train_recipe(name, train, val, epochs, seed=0, batch_size=64, progress=True):\n"
+        "def train_recipe(name, train, val, epochs, device, seed=0, batch_size=64, progress=True):\n"
         "    set_seed(seed)\n"
         "    model = MNISTModel().to(device)\n"
         "    optimizer, scheduler = make_recipe(name, model, epochs)\n"
@@ -475,7 +483,7 @@ RIGHT = {
         "               optimizer=optimizer, scheduler_per='epoch', scheduler=scheduler, progress=progress)\n",
     ], "provenance": [
         # The validation data taken apart and passed again, by keyword.
-        "def train_recipe(name, train, val, epochs, seed=0, batch_size=64, progress=True):\n"
+        "def train_recipe(name, train, val, epochs, device, seed=0, batch_size=64, progress=True):\n"
         "    set_seed(seed)\n"
         "    model = MNISTModel().to(device)\n"
         "    optimizer, scheduler = make_recipe(name, model, epochs)\n"
@@ -483,38 +491,33 @@ RIGHT = {
         "    return fit(model, train=train, val=(x_eval, y_eval), epochs=epochs, optimizer=optimizer, device=device,\n"
         "               batch_size=batch_size, seed=seed, scheduler=scheduler, progress=progress)\n",
     ]},
-    "first-epoch-reaching": {"boundaries": [
-        # An index loop over every epoch, 1 to len inclusive; the answer a NumPy integer.
-        "import numpy as np\n"
-        "def first_epoch_reaching(history, target):\n"
-        "    hits = np.flatnonzero(np.asarray(history['val_acc'], dtype=np.float64) >= target)\n"
-        "    return hits[0] + 1 if hits.size else None\n",
-        # A loop over the epoch numbers 1 to len inclusive, falling off the end (None) when none reaches the target.
-        "def first_epoch_reaching(history, target):\n"
-        "    accs = history['val_acc']\n"
-        "    for epoch in range(1, len(accs) + 1):\n        if accs[epoch - 1] >= target:\n            return epoch\n",
-    ], "provenance": [
-        # The validation accuracies taken by key first, then paired with their epoch numbers.
-        "def first_epoch_reaching(history, target):\n"
-        "    val_acc = history['val_acc']\n"
-        "    reached = [epoch for epoch, acc in zip(range(1, len(val_acc) + 1), val_acc) if acc >= target]\n"
-        "    return reached[0] if reached else None\n",
-    ], "leakage": [
-        # Only the validation figures looked at, by name, whatever else the history holds.
-        "def first_epoch_reaching(history, target):\n"
-        "    validation = {key: history[key] for key in history if key.startswith('val_')}\n"
-        "    for epoch, acc in enumerate(validation['val_acc'], start=1):\n        if acc >= target:\n            return epoch\n"
-        "    return None\n",
-        # A pandas-free table: epochs and validation accuracies zipped, filtered.
-        "def first_epoch_reaching(history, target):\n"
-        "    rows = list(zip(range(1, len(history['val_acc']) + 1), history['val_acc']))\n"
-        "    return min((epoch for epoch, acc in rows if acc >= target), default=None)\n",
-    ], "values": [
-        "def first_epoch_reaching(history, target):\n"
-        "    return next((k + 1 for k, acc in enumerate(history['val_acc']) if acc >= target), None)\n",
-        "def first_epoch_reaching(history, target):\n"
-        "    hits = (torch.tensor(history['val_acc'], dtype=torch.float64) >= target).nonzero()\n"
-        "    return int(hits[0, 0]) + 1 if len(hits) else None\n",
+    "apply-weight-decay": {"values": [
+        # torch's own arithmetic: add with alpha, mul by the factor.
+        "def apply_weight_decay(param, grad, lr, weight_decay, decoupled):\n"
+        "    if decoupled:\n        return param.mul(1 - lr * weight_decay), grad.clone()\n"
+        "    return param.clone(), grad.add(param, alpha=weight_decay)\n",
+        # The decoupled shrink written as a subtraction.
+        "def apply_weight_decay(param, grad, lr, weight_decay, decoupled):\n"
+        "    new_param = param - lr * weight_decay * param if decoupled else param\n"
+        "    new_grad = grad if decoupled else grad + weight_decay * param\n"
+        "    return new_param, new_grad\n",
+        # In place, but on copies of the tensors it was given.
+        "def apply_weight_decay(param, grad, lr, weight_decay, decoupled):\n"
+        "    param, grad = param.clone(), grad.clone()\n"
+        "    if decoupled:\n        param.mul_(1 - lr * weight_decay)\n"
+        "    else:\n        grad.add_(param, alpha=weight_decay)\n"
+        "    return param, grad\n",
+    ], "dtype": [
+        # The factor as a 0-d tensor of the parameter's dtype.
+        "def apply_weight_decay(param, grad, lr, weight_decay, decoupled):\n"
+        "    factor = torch.tensor(1 - lr * weight_decay, dtype=param.dtype, device=param.device)\n"
+        "    if decoupled:\n        return param * factor, grad\n"
+        "    return param, grad + weight_decay * param\n",
+    ], "device": [
+        # torch.lerp towards a zero tensor made like the parameter, on its device.
+        "def apply_weight_decay(param, grad, lr, weight_decay, decoupled):\n"
+        "    if decoupled:\n        return torch.lerp(param, torch.zeros_like(param), lr * weight_decay), grad\n"
+        "    return param, grad + weight_decay * param\n",
     ]},
 }
 
@@ -523,4 +526,5 @@ RIGHT = {
 LEAVE_OUT = {
     "SEED = 0": "the three 10-epoch runs, read only by the plot below and the closing answer",
     "fig = plot_runs({f\"{name}, seed {SEED}\": history for name, history in histories.items()},": "plots those runs",
+    "def first_epoch_reaching(history, target):": "reads the answer off those runs' histories",
 }

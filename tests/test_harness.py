@@ -65,3 +65,38 @@ def test_a_trial_that_ends_its_process_or_never_ends_is_stopped_and_loses_points
 def test_trials_of_a_cell_that_is_not_a_solution_cell_are_refused():
     with pytest.raises(harness.HarnessError, match="not solution cells"):
         harness.run("00_setup", [Trial("x", "no-such-cell", "pass")])
+
+
+def test_a_record_written_just_before_its_cell_ends_is_judged_with_it(tmp_path):
+    """The child writes a check's record, then the event that ends its cell; the parent reads them from two files. A
+    record written between the parent's two reads must still count (under load it was lost: "never reported")."""
+    seen = []
+
+    class Judge:
+        def cell(self, gid, points, records, error):
+            seen.append(records)
+            return harness.TestOutcome(gid, points, points)
+
+    channel, events = tmp_path / "channel.jsonl", tmp_path / "events.jsonl"
+    channel.write_text("")
+    events.write_text('{"start": "t"}\n')
+
+    wrote = []
+
+    class ChildWritesBetweenReads(harness._Lines):
+        def new(self):
+            found = super().new()
+            if not wrote:   # the child, between the parent's two reads: the cell's last record, then its end
+                wrote.append(True)
+                with open(channel, "a") as out:
+                    out.write('{"record": 1, "cell": "t", "name": "last check"}\n')
+                with open(events, "a") as out:
+                    out.write('{"end": "t"}\n')
+            return found
+
+    children = harness._Children(1, 10, tmp_path, Judge(), lambda _: None)
+    run = harness._Running({"key": "k", "grade_id": "g"}, [("t", 1.0, "")], 0.0, ChildWritesBetweenReads(events),
+                           ChildWritesBetweenReads(channel), outcome=harness.Outcome("k", "g"))
+    for _ in range(2):
+        children._read(run)
+    assert seen and [r["name"] for r in seen[0]] == ["last check"]

@@ -351,8 +351,12 @@ class _Children:
             time.sleep(0.02)
 
     def _read(self, run: _Running) -> None:
+        # The events first, then the records: a child writes a cell's records before the event that ends the cell,
+        # so every record of a cell whose end is read here is in the channel by now. (Read the other way round, a
+        # record written between the two reads was missed under load: "this check never reported".)
+        events = run.events.new()
         run.records += run.channel.new()
-        for event in run.events.new():
+        for event in events:
             if "own_error" in event:
                 run.outcome.own_error = event["own_error"]
             elif "start" in event:

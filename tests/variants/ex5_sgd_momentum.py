@@ -271,7 +271,7 @@ WRONG = {
         "    return fit(model, train, train, epochs=epochs, optimizer=optimizer, device=device, batch_size=batch_size,\n"
         "               seed=seed, scheduler=scheduler, progress=progress)\n",
         # Only the first 1,000 validation images measured, "to save time": right whenever `val` is smaller.
-        "def train_recipe(name, train, val, epochs, seed=0, batch_size=64, progress=True):\n"
+        "def train_recipe(name, train, val, epochs, device, seed=0, batch_size=64, progress=True):\n"
         "    set_seed(seed)\n"
         "    model = MNISTModel().to(device)\n"
         "    optimizer, scheduler = make_recipe(name, model, epochs)\n"
@@ -338,7 +338,39 @@ WRONG = {
         "def apply_weight_decay(param, grad, lr, weight_decay, decoupled):\n"
         "    if decoupled:\n        param.mul_(1 - lr * weight_decay)\n        return param, grad\n"
         "    grad.add_(weight_decay * param)\n    return param, grad\n",
+        # The pair in the other order.
+        "def apply_weight_decay(param, grad, lr, weight_decay, decoupled):\n"
+        "    if decoupled:\n        return grad, param * (1 - lr * weight_decay)\n"
+        "    return grad + weight_decay * param, param\n",
+        # The decoupled shrink subtracts lr * weight_decay itself, not that fraction of the weight.
+        "def apply_weight_decay(param, grad, lr, weight_decay, decoupled):\n"
+        "    if decoupled:\n        return param - lr * weight_decay, grad\n"
+        "    return param, grad + weight_decay * param\n",
+        # L2 decay proportional to the gradient instead of the weight.
+        "def apply_weight_decay(param, grad, lr, weight_decay, decoupled):\n"
+        "    if decoupled:\n        return param * (1 - lr * weight_decay), grad\n"
+        "    return param, grad + weight_decay * grad\n",
+        # Only the decoupled branch written in place ("it saves a copy"): the weight given shrinks too.
+        "def apply_weight_decay(param, grad, lr, weight_decay, decoupled):\n"
+        "    if decoupled:\n        param *= 1 - lr * weight_decay\n        return param, grad\n"
+        "    return param, grad + weight_decay * param\n",
+    ], "shapes": [
+        # Flattened to do the work, given back with view: a view of a larger tensor (a transposed one) cannot be viewed.
+        "def apply_weight_decay(param, grad, lr, weight_decay, decoupled):\n"
+        "    p, g = param.view(-1), grad.view(-1)\n"
+        "    if decoupled:\n        return (p * (1 - lr * weight_decay)).view(param.shape), grad\n"
+        "    return param, (g + weight_decay * p).view(grad.shape)\n",
+        # A factor per row built with len(param): a single number (a 0-d tensor) has no len.
+        "def apply_weight_decay(param, grad, lr, weight_decay, decoupled):\n"
+        "    factor = torch.full((len(param),) + (1,) * (param.dim() - 1), 1 - lr * weight_decay, dtype=param.dtype,\n"
+        "                        device=param.device)\n"
+        "    if decoupled:\n        return param * factor, grad\n"
+        "    return param, grad + weight_decay * param\n",
     ], "dtype": [
+        # The result cast to float32 "like a model's weights": a float64 pair comes back float32.
+        "def apply_weight_decay(param, grad, lr, weight_decay, decoupled):\n"
+        "    if decoupled:\n        return (param * (1 - lr * weight_decay)).float(), grad.float()\n"
+        "    return param.float(), (grad + weight_decay * param).float()\n",
         # Computed in float32: a float64 weight comes back rounded.
         "def apply_weight_decay(param, grad, lr, weight_decay, decoupled):\n"
         "    param, grad = param.float(), grad.float()\n"
@@ -501,6 +533,15 @@ RIGHT = {
         "    new_param = param - lr * weight_decay * param if decoupled else param\n"
         "    new_grad = grad if decoupled else grad + weight_decay * param\n"
         "    return new_param, new_grad\n",
+        # The pair as a list, and nothing computed for a decay of 0 (the tensors given handed back).
+        "def apply_weight_decay(param, grad, lr, weight_decay, decoupled):\n"
+        "    if weight_decay == 0:\n        return [param, grad]\n"
+        "    if decoupled:\n        return [param * (1 - lr * weight_decay), grad]\n"
+        "    return [param, grad + weight_decay * param]\n",
+        # torch.add with alpha for L2, the factor folded into the multiplication for decoupled; both by keyword.
+        "def apply_weight_decay(param, grad, lr, weight_decay, decoupled):\n"
+        "    if not decoupled:\n        return param, torch.add(grad, param, alpha=weight_decay)\n"
+        "    return torch.mul(param, 1.0 - lr * weight_decay), grad\n",
         # In place, but on copies of the tensors it was given.
         "def apply_weight_decay(param, grad, lr, weight_decay, decoupled):\n"
         "    param, grad = param.clone(), grad.clone()\n"

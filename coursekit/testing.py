@@ -310,8 +310,11 @@ class _FarMode(torch.overrides.TorchFunctionMode):
                             "CPU first.")
         if far and func in _COPIED_OUT:
             return func(args[0].as_subclass(torch.Tensor), *args[1:], **kwargs)
-        made_there = _device_of((), {"device": kwargs.get("device")}) == FarDevice.device
-        if made_there:   # a factory (torch.zeros(..., device=...)) asked for the second device
+        # A factory (torch.zeros(..., device=...)) asked for the second device; not Module.to's parsing of its own
+        # arguments (model.to(device=...)), which must keep the device it was given.
+        made_there = func is not torch._C._nn._parse_to and \
+            _device_of((), {"device": kwargs.get("device")}) == FarDevice.device
+        if made_there:
             kwargs = {**kwargs, "device": "cpu"}
         result = func(*args, **kwargs)
         here = [t for t in tensors if not isinstance(t, _FarTensor) and t.dim() > 0]

@@ -652,6 +652,21 @@ def test_far_device_deep_copies_stay_on_the_second_device_with_their_values():
         assert torch.equal(model[0].weight.detach().cpu(), copied.cpu())
 
 
+def test_far_device_takes_a_model_moved_by_keyword_there_with_its_values():
+    # model.to(device=...) is as right as model.to(device): both must reach the second device (the keyword form was
+    # once taken for a factory and sent to the CPU, so ex2's right answer that spells it lost points).
+    torch.manual_seed(3)
+    model = nn.Linear(3, 2)
+    weight = model.weight.detach().clone()
+    with testing.FarDevice() as far:
+        model.to(device=torch.device(far.device))
+        assert model.weight.device == far.device
+        out = model(torch.ones(1, 3).to(far.device))
+        values = model.weight.detach().cpu()
+    assert torch.equal(values, weight)
+    assert far.located(out).device.type == "meta"
+
+
 def _moved_one_level(batch, device):
     if isinstance(batch, dict):
         return {k: v.to(device) for k, v in batch.items()}

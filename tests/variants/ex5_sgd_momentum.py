@@ -548,6 +548,13 @@ RIGHT = {
         "    if decoupled:\n        param.mul_(1 - lr * weight_decay)\n"
         "    else:\n        grad.add_(param, alpha=weight_decay)\n"
         "    return param, grad\n",
+    ], "shapes": [
+        # Flattened with reshape (a copy where a view cannot be had) and given back in the tensors' shape: any shape,
+        # a single number and a view of a larger tensor included.
+        "def apply_weight_decay(param, grad, lr, weight_decay, decoupled):\n"
+        "    p, g = param.reshape(-1), grad.reshape(-1)\n"
+        "    if decoupled:\n        return (p * (1 - lr * weight_decay)).reshape(param.shape), grad\n"
+        "    return param, (g + weight_decay * p).reshape(grad.shape)\n",
     ], "dtype": [
         # The factor as a 0-d tensor of the parameter's dtype.
         "def apply_weight_decay(param, grad, lr, weight_decay, decoupled):\n"

@@ -12,6 +12,7 @@ The strategies here build what the course's exercises take:
 - ``shapes``, ``batch_sizes``: sizes from 1 up, odd ones included;
 - ``around``: values at a boundary the words name and the nearest floats on each side;
 - ``models``: small MLPs with dropout (or batch norm), in ``train()`` or ``eval()`` mode;
+- ``predictions_and_labels``: class indices of a classifier's predictions and the true labels, some classes absent;
 - ``calls``: the arguments of one call, and where it runs (here, or with its tensors and modules on a second
   device: ``coursekit.testing.FarDevice``).
 
@@ -33,8 +34,8 @@ from torch import nn
 
 from .i18n import Words
 
-__all__ = ["Call", "calls", "shapes", "batch_sizes", "tensors", "around", "models", "gradient", "clock_calls",
-           "DescribedBytes", "draw", "describe", "words_data", "size", "LAYOUTS", "TIME_UNIT", "st"]
+__all__ = ["Call", "calls", "shapes", "batch_sizes", "tensors", "around", "models", "predictions_and_labels", "gradient",
+           "clock_calls", "DescribedBytes", "draw", "describe", "words_data", "size", "LAYOUTS", "TIME_UNIT", "st"]
 
 SearchStrategy = st.SearchStrategy
 LAYOUTS = ("contiguous", "transposed", "strided", "offset")
@@ -127,6 +128,29 @@ def _tensor(shape, seed, scale, density, layout, dtype, low, high, special, requ
     if requires_grad and dtype.is_floating_point:
         values = values.detach().requires_grad_()
     return values
+
+
+def predictions_and_labels(classes: tuple[int, int] = (1, 12), examples: tuple[int, int] = (0, 80)) -> SearchStrategy[Call]:
+    """Calls ``(predictions, labels, num_classes)``: int64 class indices of ``examples[0]`` to ``examples[1]`` examples
+    of ``classes[0]`` to ``classes[1]`` classes, about half of them predicted right, in any order or sorted by label;
+    the top classes may never occur among the labels and class 0 may never be predicted; as contiguous tensors or as
+    views (every other element of a larger tensor, an offset into one)."""
+    return st.builds(_predictions_and_labels, st.integers(*classes), st.integers(*examples), st.integers(0, 2**31 - 1),
+                     st.integers(0, 3), st.booleans(), st.sampled_from(("contiguous", "views")))
+
+
+def _predictions_and_labels(k, n, seed, missing, by_label, layout) -> Call:
+    g = torch.Generator().manual_seed(seed)
+    labels = torch.randint(0, max(1, k - missing), (n,), generator=g)        # the top `missing` classes never occur
+    predictions = torch.where(torch.rand(n, generator=g) < 0.5, labels, torch.randint(0, k, (n,), generator=g))
+    if missing % 2 and k > 1:
+        predictions[predictions == 0] = k - 1                                  # class 0 is never predicted
+    if by_label:
+        labels, order = labels.sort(stable=True)
+        predictions = predictions[order]
+    if layout == "views":
+        predictions, labels = _layout(predictions, "strided"), _layout(labels, "offset")
+    return Call((predictions, labels, k))
 
 
 def models(inputs: int, outputs: int, *, hidden: Sequence[int] = (4, 16), dropout: Sequence[float] = (0.0, 0.5),

@@ -315,6 +315,9 @@ class _FarMode(torch.overrides.TorchFunctionMode):
             return FarDevice.device
         if func in (torch.Tensor.to, torch.Tensor.cpu, torch.Tensor.cuda):
             return self._move(func, args, kwargs)
+        if func is torch.Tensor.__deepcopy__ and isinstance(args[0], _FarTensor):   # copy.deepcopy(model.state_dict())
+            plain = args[0].as_subclass(torch.Tensor)
+            return plain.detach().clone().requires_grad_(plain.requires_grad).as_subclass(_FarTensor)
         tensors = _tensors_in([args, kwargs], [])
         far = any(isinstance(t, _FarTensor) for t in tensors)
         if far and func is torch.Tensor.numpy:
@@ -322,8 +325,11 @@ class _FarMode(torch.overrides.TorchFunctionMode):
                             "CPU first.")
         if far and func in _COPIED_OUT:
             return func(args[0].as_subclass(torch.Tensor), *args[1:], **kwargs)
-        made_there = _device_of((), {"device": kwargs.get("device")}) == FarDevice.device
-        if made_there:   # a factory (torch.zeros(..., device=...)) asked for the second device
+        # A factory (torch.zeros(..., device=...)) asked for the second device; not Module.to's parsing of its own
+        # arguments (model.to(device=...)), which must keep the device it was given.
+        made_there = func is not torch._C._nn._parse_to and \
+            _device_of((), {"device": kwargs.get("device")}) == FarDevice.device
+        if made_there:
             kwargs = {**kwargs, "device": "cpu"}
         # A 0-d CPU tensor may be read beside CUDA tensors, but never written: ``cpu_total += loss`` (loss on the GPU)
         # raises there before it changes anything, so here too.
@@ -373,9 +379,9 @@ class FarDevice:
     stands for an accelerator. A tensor or a module moved there (``far.move(model)``, or code that calls
     ``x.to(torch.device("meta"))``, ``model.to(...)``, ``torch.zeros(..., device=...)``) keeps its values and its
     gradients; its ``.device`` says ``meta``; ``.cpu()``, ``.to("cpu")``, ``.item()`` and ``.tolist()`` copy it back;
-    ``.numpy()`` refuses it, as it refuses a CUDA tensor; an operation that mixes it with a CPU tensor (other than a
-    0-d one it only reads: writing into a 0-d CPU tensor, ``cpu_total += loss``, is refused as on a GPU) raises the
-    same-device error; ``.cuda()`` is refused. So code that forgets to bring a result back to the
+    ``copy.deepcopy`` copies it there; ``.numpy()`` refuses it, as it refuses a CUDA tensor; an operation that mixes it
+    with a CPU tensor (other than a 0-d one it only reads: writing into a 0-d CPU tensor, ``cpu_total += loss``, is
+    refused as on a GPU) raises the same-device error; ``.cuda()`` is refused. So code that forgets to bring a result back to the
     CPU, or to move its data to the model's device, behaves as it would on a GPU machine, where ``hidden.on_meta``
     (shapes without numbers) cannot follow the code that far.
 

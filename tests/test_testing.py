@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import copy
 import time
 
 import pytest
@@ -697,6 +698,35 @@ def test_far_device_trains_with_real_values_and_keeps_the_parameter_objects():
     fails(lambda: far.__enter__().located(made), "after the `with` block")
     far.__exit__(None, None, None)
     assert torch.ones(2).to("meta").device.type == "meta"        # outside the block, meta is meta again
+
+
+def test_far_device_deep_copies_stay_on_the_second_device_with_their_values():
+    torch.manual_seed(2)
+    model = nn.Sequential(nn.Linear(3, 4), nn.BatchNorm1d(4))
+    with testing.FarDevice() as far:
+        far.move(model)
+        saved = copy.deepcopy(model.state_dict())                 # what a finder saves before it trains
+        with torch.no_grad():
+            model[0].weight.add_(1.0)
+        copied = saved["0.weight"]
+        assert copied.device.type == "meta" and not copied.requires_grad
+        model.load_state_dict(saved)
+        assert torch.equal(model[0].weight.detach().cpu(), copied.cpu())
+
+
+def test_far_device_takes_a_model_moved_by_keyword_there_with_its_values():
+    # model.to(device=...) is as right as model.to(device): both must reach the second device (the keyword form was
+    # once taken for a factory and sent to the CPU, so ex2's right answer that spells it lost points).
+    torch.manual_seed(3)
+    model = nn.Linear(3, 2)
+    weight = model.weight.detach().clone()
+    with testing.FarDevice() as far:
+        model.to(device=torch.device(far.device))
+        assert model.weight.device == far.device
+        out = model(torch.ones(1, 3).to(far.device))
+        values = model.weight.detach().cpu()
+    assert torch.equal(values, weight)
+    assert far.located(out).device.type == "meta"
 
 
 def _moved_one_level(batch, device):

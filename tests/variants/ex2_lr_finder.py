@@ -76,6 +76,9 @@ WRONG = {
             # Off by one: `steps` ratios, so the end is never reached.
             _schedule("    r = (end / start) ** (1 / steps)\n"
                       "    return torch.tensor([start * r ** k for k in range(steps)])\n"),
+            # The ratio rounded "to keep the numbers tidy": every rate after the first drifts from the geometric sequence.
+            _schedule("    r = round((end / start) ** (1 / (steps - 1)), 2)\n"
+                      "    return [start * r ** k for k in range(steps)]\n"),
         ],
         "shapes": [
             # Off by one the other way: steps + 1 values.
@@ -88,6 +91,9 @@ WRONG = {
             # A guard off by one: it rejects steps=2, the shortest schedule (its two ends), which is allowed.
             _schedule("    if steps <= 2:\n        raise ValueError('a schedule needs at least two steps')\n"
                       "    return torch.logspace(math.log10(start), math.log10(end), steps, dtype=torch.float64)\n"),
+            # Equal ends "have nothing to sweep": one rate instead of `steps` equal ones.
+            _schedule("    if start == end:\n        return [start]\n"
+                      "    return torch.logspace(math.log10(start), math.log10(end), steps, dtype=torch.float64)\n"),
         ],
     },
     "smooth": {
@@ -99,6 +105,14 @@ WRONG = {
             _smooth("    avg, out = 0.0, []\n    for t, loss in enumerate(losses, 1):\n"
                     "        avg = (1 - beta) * avg + beta * float(loss)\n        out.append(avg / (1 - (1 - beta) ** t))\n"
                     "    return out\n"),
+            # The smoothed values written over the losses it was given (a list changes under the caller's feet).
+            _smooth("    avg = 0.0\n    for t in range(1, len(losses) + 1):\n"
+                    "        avg = beta * avg + (1 - beta) * float(losses[t - 1])\n        losses[t - 1] = avg / (1 - beta ** t)\n"
+                    "    return [float(v) for v in losses]\n"),
+            # A default beta of its own: right whenever beta is given.
+            "def smooth(losses, beta=0.98):\n"
+            "    avg, out = 0.0, []\n    for t, loss in enumerate(losses, start=1):\n"
+            "        avg = beta * avg + (1 - beta) * float(loss)\n        out.append(avg / (1 - beta ** t))\n    return out\n",
         ],
         "stability": [
             # The closed form beta**t * cumsum(beta**-k * loss_k) in float32: beta**-k overflows after ~850 steps.
@@ -138,6 +152,13 @@ WRONG = {
                    restore="[p.data.copy_(q) for p, q in zip(model.parameters(), m0)]; optimizer.load_state_dict(o0)"),
             # 4 written in instead of the diverge_factor it was given.
             _sweep(stop="not math.isfinite(losses[-1]) or losses[-1] > 4.0 * best"),
+            # The batches taken by index (batches[k % len(batches)]): fine for a list, but `batches` is any iterable
+            # with a length, and one that cannot be indexed fails.
+            _sweep(edits=[("        for x, y in batches:\n", "        for k in range(len(batches)):\n            x, y = batches[k]\n")]),
+            # The raw loss compared with the limit instead of the smoothed one: one noisy step stops the sweep.
+            _sweep(edits=[("            avg = beta * avg + (1 - beta) * loss.item()\n",
+                           "            avg = beta * avg + (1 - beta) * loss.item()\n            raw = loss.item()\n")],
+                   stop="not math.isfinite(raw) or raw > diverge_factor * best"),
         ],
         "boundaries": [
             # >= for "exceeds": a smoothed loss exactly diverge_factor times the best one stops the sweep.
@@ -198,6 +219,16 @@ WRONG = {
             "    kept = [(float(loss), float(lr)) for lr, loss in zip(lrs, losses) if float(loss) != float('inf')]\n"
             "    k = torch.tensor([loss for loss, _ in kept]).argmin()\n"
             "    return kept[int(k)][1] / 10\n",
+            # Skips nan and inf but not -inf, which is not finite either: a curve with a -inf point suggests its rate.
+            "def suggest_lr(lrs, losses):\n"
+            "    kept = [(float(loss), float(lr)) for lr, loss in zip(lrs, losses)\n"
+            "            if not math.isnan(float(loss)) and float(loss) != math.inf]\n"
+            "    return min(kept)[1] / 10\n",
+            # The position of the minimum among the finite losses used as a position among all the rates: wrong as soon
+            # as a point that is not finite comes before the minimum.
+            "def suggest_lr(lrs, losses):\n"
+            "    finite = [float(v) for v in losses if math.isfinite(float(v))]\n"
+            "    return float(lrs[finite.index(min(finite))]) / 10\n",
         ],
         "boundaries": [
             # Always drops the last point (where a diverged sweep ends) instead of the points that are not finite: wrong
@@ -215,6 +246,8 @@ WRONG = {
             _suggestion(result="10 * suggest_lr(lrs, losses)"),
             # Sweeps the notebook's whole training file instead of the x and y it was given (the visible check passes x_tr).
             _suggestion().replace("InMemoryBatches(x, y,", "InMemoryBatches(x_train, y_train,"),
+            # The batch size written in: right only for the default of 64.
+            _suggestion().replace("batch_size=batch_size,", "batch_size=64,"),
         ],
         "device": [
             # Sweeps on the data's device (x.device) instead of the device it was given.
@@ -256,6 +289,10 @@ RIGHT = {
     "lr-schedule": {
         "values": [
             _schedule("    return torch.logspace(math.log10(start), math.log10(end), steps)\n"),
+            # NumPy's geometric spacing, as a list of floats.
+            _schedule("    import numpy as np\n    return np.geomspace(start, end, steps).tolist()\n"),
+            # Evenly spaced natural logarithms, exponentiated.
+            _schedule("    return torch.linspace(math.log(start), math.log(end), steps, dtype=torch.float64).exp()\n"),
         ],
         "shapes": [
             # A list built by multiplying, one value per step.
@@ -422,6 +459,10 @@ RIGHT = {
             "def suggest_lr(lrs, losses):\n    l = torch.as_tensor([float(v) for v in losses], dtype=torch.float64)\n"
             "    l = torch.where(torch.isfinite(l), l, torch.full_like(l, float('inf')))\n"
             "    return float(lrs[int(l.argmin())]) / 10.0\n",
+            # The finite points kept as (loss, rate) pairs and sorted.
+            "def suggest_lr(lrs, losses):\n"
+            "    pairs = sorted((float(loss), float(lr)) for lr, loss in zip(lrs, losses) if math.isfinite(float(loss)))\n"
+            "    return pairs[0][1] * 0.1\n",
         ],
         "boundaries": [
             # A loop over every index that keeps the first strict minimum among the finite losses.

@@ -86,6 +86,9 @@ WRONG = {
             _dataset(("""        if split not in ("train", "test"):
             raise ValueError(f"split must be 'train' or 'test', not {split!r}")
 """, ""), ('prefix = "train" if split == "train" else "t10k"', 'prefix = {"train": "train", "test": "t10k"}.get(split, split)')),
+            # The split name tidied first ("to be forgiving"): " test" and "train " are read as splits, where only
+            # "train" and "test" are.
+            _dataset(('        if split not in ("train", "test"):\n', '        split = split.strip()\n        if split not in ("train", "test"):\n')),
         ],
         "dtype": [
             # Labels as floats: the DataLoader then makes float64 label batches, which CrossEntropyLoss rejects.
@@ -160,6 +163,9 @@ WRONG = {
             _recipe(train="(x_train, y_train)"),
             # The test images added to the training data ("more data"): the model has learned the test set.
             _recipe(train="(torch.cat([x_tr, x_test]), torch.cat([y_tr, y_test]))"),
+            # Half of the test images added to the training data (measured: 0.980 times the validation loss on the test
+            # images, against 1.027 to 1.046 for honest recipes).
+            _recipe(train="(torch.cat([x_tr, x_test[:5000]]), torch.cat([y_tr, y_test[:5000]]))"),
         ],
         "logits": [
             # A Softmax appended "to get probabilities": CrossEntropyLoss is then fed probabilities.
@@ -186,11 +192,20 @@ WRONG = {
             "def confusion_matrix(predictions, labels, num_classes):\n"
             "    k = int(torch.maximum(labels.max(), predictions.max())) + 1\n"
             "    return torch.bincount(labels * k + predictions, minlength=k * k).reshape(k, k)\n",
+            # The inputs checked with max() first: no examples at all have no maximum, so an empty batch raises.
+            "def confusion_matrix(predictions, labels, num_classes):\n"
+            "    if max(int(labels.max()), int(predictions.max())) >= num_classes:\n"
+            "        raise ValueError('a class index is out of range')\n"
+            "    return torch.bincount(labels * num_classes + predictions, minlength=num_classes ** 2).view(num_classes, num_classes)\n",
         ],
         "values": [
             # Transposed: rows are the predictions.
             "def confusion_matrix(predictions, labels, num_classes):\n"
             "    cells = predictions * num_classes + labels\n"
+            "    return torch.bincount(cells, minlength=num_classes * num_classes).reshape(num_classes, num_classes)\n",
+            # The cell numbers computed in place in `labels` ("to save memory"): the caller's labels are changed.
+            "def confusion_matrix(predictions, labels, num_classes):\n"
+            "    cells = labels.mul_(num_classes).add_(predictions)\n"
             "    return torch.bincount(cells, minlength=num_classes * num_classes).reshape(num_classes, num_classes)\n",
         ],
         "shapes": [
@@ -233,6 +248,11 @@ WRONG = {
             "def per_class_accuracy(predictions, labels, num_classes):\n"
             "    correct = torch.bincount(labels[predictions == labels], minlength=num_classes)\n"
             "    return correct.float() / torch.bincount(predictions, minlength=num_classes).float()\n",
+            # The wrong predictions marked in place in `predictions` (-1 can never match): the caller's tensor changes.
+            "def per_class_accuracy(predictions, labels, num_classes):\n"
+            "    predictions[predictions != labels] = -1\n"
+            "    correct = torch.bincount(labels[predictions == labels], minlength=num_classes)\n"
+            "    return correct.float() / torch.bincount(labels, minlength=num_classes).float()\n",
             # Replaces the nan of an absent class with 0.
             "def per_class_accuracy(predictions, labels, num_classes):\n"
             "    correct = torch.bincount(labels[predictions == labels], minlength=num_classes)\n"
@@ -366,6 +386,9 @@ class FashionMNISTDataset(Dataset):
             # passed as lists.
             "(xs, ys), (xv, yv) = validation_split(x_train, y_train, size=10_000, seed=0)\n"
             + _recipe(train="[xs, ys]", val="[xv, yv]"),
+            # The training images in an order of their own (the same rows, shuffled once before fit).
+            "order = torch.randperm(len(x_tr), generator=torch.Generator().manual_seed(5))\n"
+            + _recipe(train="(x_tr[order], y_tr[order])"),
         ],
     },
     "confusion-matrix": {

@@ -70,6 +70,28 @@ WRONG = {
         "def make_optimizer(name, params):\n"
         "    if name in ('sgd', 'sgd+cosine'):\n        return torch.optim.SGD(params, lr=0.01, momentum=0.9)\n"
         "    return torch.optim.Adam(params, lr=1e-3)\n",
+        # A table of constructors: an unknown name raises the dict's KeyError, where the words say ValueError.
+        "def make_optimizer(name, params):\n"
+        "    recipes = {'sgd': lambda p: torch.optim.SGD(p, lr=0.01, momentum=0.9),\n"
+        "               'sgd+cosine': lambda p: torch.optim.SGD(p, lr=0.01, momentum=0.9),\n"
+        "               'adam': lambda p: torch.optim.Adam(p, lr=1e-3)}\n"
+        "    return recipes[name](params)\n",
+        # The name tidied first ("to be forgiving"): ' sgd' and 'adam ' become recipes, where only the three names are.
+        "def make_optimizer(name, params):\n"
+        "    name = name.strip()\n"
+        "    if name in ('sgd', 'sgd+cosine'):\n        return torch.optim.SGD(params, lr=0.01, momentum=0.9)\n"
+        "    if name == 'adam':\n        return torch.optim.Adam(params, lr=1e-3)\n"
+        "    raise ValueError(name)\n",
+        # Recipes told apart by a part of the name: 'sgd+cos', 'sgdcosine' or 'adamw' pass as recipes.
+        "def make_optimizer(name, params):\n"
+        "    if name.startswith('sgd'):\n        return torch.optim.SGD(params, lr=0.01, momentum=0.9)\n"
+        "    if 'adam' in name:\n        return torch.optim.Adam(params, lr=1e-3)\n"
+        "    raise ValueError(name)\n",
+        # Refuses an unknown name with another error than the words say.
+        "def make_optimizer(name, params):\n"
+        "    if name in ('sgd', 'sgd+cosine'):\n        return torch.optim.SGD(params, lr=0.01, momentum=0.9)\n"
+        "    if name == 'adam':\n        return torch.optim.Adam(params, lr=1e-3)\n"
+        "    raise NotImplementedError(f'no recipe {name!r}')\n",
     ]},
     "cosine-lr": {"values": [
         # Sine instead of cosine.
@@ -90,6 +112,15 @@ WRONG = {
         # Off by one epoch.
         "def cosine_lr(base_lr, epoch, T_max, eta_min=0.0):\n"
         "    return eta_min + (base_lr - eta_min) * (1 + math.cos(math.pi * (epoch + 1) / T_max)) / 2\n",
+        # Rounded "to keep the printout tidy": 5 decimals lose a small rate's digits.
+        "def cosine_lr(base_lr, epoch, T_max, eta_min=0.0):\n"
+        "    return round(eta_min + (base_lr - eta_min) * (1 + math.cos(math.pi * epoch / T_max)) / 2, 5)\n",
+        # The progress through the schedule in whole epochs first: epoch // T_max is 0 until the very end.
+        "def cosine_lr(base_lr, epoch, T_max, eta_min=0.0):\n"
+        "    return eta_min + (base_lr - eta_min) * (1 + math.cos(math.pi * (epoch // T_max))) / 2\n",
+        # A floor of its own as the default eta_min, "so that the rate never reaches 0".
+        "def cosine_lr(base_lr, epoch, T_max, eta_min=1e-6):\n"
+        "    return eta_min + (base_lr - eta_min) * (1 + math.cos(math.pi * epoch / T_max)) / 2\n",
     ]},
     "make-recipe": {"values": [
         # T_max hard-coded to 10: right for the 10-epoch runs only, so the visible check passes.
@@ -120,6 +151,19 @@ WRONG = {
         "def make_recipe(name, model, epochs):\n"
         "    optimizer = make_optimizer(name, model.parameters())\n"
         "    return optimizer, torch.optim.lr_scheduler.CosineAnnealingLR(optimizer, T_max=epochs)\n",
+        # The optimizer built over a copy of the model: the scheduler drives it, but the model it is given never trains.
+        "import copy\n"
+        "def make_recipe(name, model, epochs):\n"
+        "    optimizer = make_optimizer(name, copy.deepcopy(model).parameters())\n"
+        "    if name == 'sgd+cosine':\n"
+        "        return optimizer, torch.optim.lr_scheduler.CosineAnnealingLR(optimizer, T_max=epochs)\n"
+        "    return optimizer, None\n",
+        # A schedule for the SGD recipes, the plain one included.
+        "def make_recipe(name, model, epochs):\n"
+        "    optimizer = make_optimizer(name, model.parameters())\n"
+        "    if name.startswith('sgd'):\n"
+        "        return optimizer, torch.optim.lr_scheduler.CosineAnnealingLR(optimizer, T_max=epochs)\n"
+        "    return optimizer, None\n",
         # SGD rebuilt by hand with Nesterov: passes the visible check.
         "def make_recipe(name, model, epochs):\n"
         "    if name == 'sgd+cosine':\n"
@@ -226,6 +270,13 @@ WRONG = {
         "    optimizer, scheduler = make_recipe(name, model, epochs)\n"
         "    return fit(model, train, train, epochs=epochs, optimizer=optimizer, device=device, batch_size=batch_size,\n"
         "               seed=seed, scheduler=scheduler, progress=progress)\n",
+        # Only the first 1,000 validation images measured, "to save time": right whenever `val` is smaller.
+        "def train_recipe(name, train, val, epochs, device, seed=0, batch_size=64, progress=True):\n"
+        "    set_seed(seed)\n"
+        "    model = MNISTModel().to(device)\n"
+        "    optimizer, scheduler = make_recipe(name, model, epochs)\n"
+        "    return fit(model, train, (val[0][:1000], val[1][:1000]), epochs=epochs, optimizer=optimizer, device=device,\n"
+        "               batch_size=batch_size, seed=seed, scheduler=scheduler, progress=progress)\n",
         # The notebook's whole validation set instead of the `val` it was given: right for the notebook's own runs only.
         "def train_recipe(name, train, val, epochs, device, seed=0, batch_size=64, progress=True):\n"
         "    set_seed(seed)\n"
@@ -287,7 +338,39 @@ WRONG = {
         "def apply_weight_decay(param, grad, lr, weight_decay, decoupled):\n"
         "    if decoupled:\n        param.mul_(1 - lr * weight_decay)\n        return param, grad\n"
         "    grad.add_(weight_decay * param)\n    return param, grad\n",
+        # The pair in the other order.
+        "def apply_weight_decay(param, grad, lr, weight_decay, decoupled):\n"
+        "    if decoupled:\n        return grad, param * (1 - lr * weight_decay)\n"
+        "    return grad + weight_decay * param, param\n",
+        # The decoupled shrink subtracts lr * weight_decay itself, not that fraction of the weight.
+        "def apply_weight_decay(param, grad, lr, weight_decay, decoupled):\n"
+        "    if decoupled:\n        return param - lr * weight_decay, grad\n"
+        "    return param, grad + weight_decay * param\n",
+        # L2 decay proportional to the gradient instead of the weight.
+        "def apply_weight_decay(param, grad, lr, weight_decay, decoupled):\n"
+        "    if decoupled:\n        return param * (1 - lr * weight_decay), grad\n"
+        "    return param, grad + weight_decay * grad\n",
+        # Only the decoupled branch written in place ("it saves a copy"): the weight given shrinks too.
+        "def apply_weight_decay(param, grad, lr, weight_decay, decoupled):\n"
+        "    if decoupled:\n        param *= 1 - lr * weight_decay\n        return param, grad\n"
+        "    return param, grad + weight_decay * param\n",
+    ], "shapes": [
+        # Flattened to do the work, given back with view: a view of a larger tensor (a transposed one) cannot be viewed.
+        "def apply_weight_decay(param, grad, lr, weight_decay, decoupled):\n"
+        "    p, g = param.view(-1), grad.view(-1)\n"
+        "    if decoupled:\n        return (p * (1 - lr * weight_decay)).view(param.shape), grad\n"
+        "    return param, (g + weight_decay * p).view(grad.shape)\n",
+        # A factor per row built with len(param): a single number (a 0-d tensor) has no len.
+        "def apply_weight_decay(param, grad, lr, weight_decay, decoupled):\n"
+        "    factor = torch.full((len(param),) + (1,) * (param.dim() - 1), 1 - lr * weight_decay, dtype=param.dtype,\n"
+        "                        device=param.device)\n"
+        "    if decoupled:\n        return param * factor, grad\n"
+        "    return param, grad + weight_decay * param\n",
     ], "dtype": [
+        # The result cast to float32 "like a model's weights": a float64 pair comes back float32.
+        "def apply_weight_decay(param, grad, lr, weight_decay, decoupled):\n"
+        "    if decoupled:\n        return (param * (1 - lr * weight_decay)).float(), grad.float()\n"
+        "    return param.float(), (grad + weight_decay * param).float()\n",
         # Computed in float32: a float64 weight comes back rounded.
         "def apply_weight_decay(param, grad, lr, weight_decay, decoupled):\n"
         "    param, grad = param.float(), grad.float()\n"
@@ -304,12 +387,21 @@ WRONG = {
 
 RIGHT = {
     "make-optimizer": {"values": [
-        # A table of constructors; an unknown name raises KeyError.
+        # A table of constructors; the dict's KeyError for an unknown name turned into the ValueError the words ask for.
         "def make_optimizer(name, params):\n"
         "    recipes = {'sgd': lambda p: torch.optim.SGD(p, lr=0.01, momentum=0.9),\n"
         "               'sgd+cosine': lambda p: torch.optim.SGD(p, lr=0.01, momentum=0.9),\n"
         "               'adam': lambda p: torch.optim.Adam(p, lr=1e-3)}\n"
-        "    return recipes[name](params)\n",
+        "    try:\n        make = recipes[name]\n"
+        "    except KeyError:\n        raise ValueError(f'unknown recipe {name!r}') from None\n"
+        "    return make(params)\n",
+        # An error class of its own, a subclass of ValueError; the names matched with match/case.
+        "class UnknownRecipe(ValueError):\n    pass\n"
+        "def make_optimizer(name, params):\n"
+        "    match name:\n"
+        "        case 'sgd' | 'sgd+cosine':\n            return torch.optim.SGD(params, lr=0.01, momentum=0.9)\n"
+        "        case 'adam':\n            return torch.optim.Adam(params, lr=0.001)\n"
+        "    raise UnknownRecipe(name)\n",
         # Positional arguments, the defaults spelt out, the parameters listed first, and a fused kernel.
         "def make_optimizer(name, params):\n"
         "    params = list(params)\n"
@@ -331,6 +423,15 @@ RIGHT = {
         "def cosine_lr(base_lr, epoch, T_max, eta_min=0.0):\n"
         "    t = torch.tensor(epoch / T_max, dtype=torch.float64)\n"
         "    return eta_min + (base_lr - eta_min) * (1 + torch.cos(torch.pi * t)) / 2\n",
+        # The same curve written downwards from base_lr: (1 + cos x) / 2 = 1 - sin(x / 2) ** 2.
+        "def cosine_lr(base_lr, epoch, T_max, eta_min=0.0):\n"
+        "    return base_lr - (base_lr - eta_min) * math.sin(math.pi * epoch / (2 * T_max)) ** 2\n",
+        # PyTorch's own scheduler, stepped `epoch` times on a throwaway optimizer (its recursive form, not the formula).
+        "def cosine_lr(base_lr, epoch, T_max, eta_min=0.0):\n"
+        "    optimizer = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=base_lr)\n"
+        "    scheduler = torch.optim.lr_scheduler.CosineAnnealingLR(optimizer, T_max=T_max, eta_min=eta_min)\n"
+        "    for _ in range(epoch):\n        optimizer.step()\n        scheduler.step()\n"
+        "    return float(optimizer.param_groups[0]['lr'])\n",
     ]},
     "make-recipe": {"values": [
         # eta_min written out, SGD built by hand.
@@ -339,6 +440,11 @@ RIGHT = {
         "        optimizer = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)\n"
         "        return optimizer, torch.optim.lr_scheduler.CosineAnnealingLR(optimizer, T_max=epochs, eta_min=0)\n"
         "    return make_optimizer(name, model.parameters()), None\n",
+        # Every argument of the scheduler by position (T_max, eta_min), the recipe name tested by its suffix.
+        "def make_recipe(name, model, epochs):\n"
+        "    optimizer = make_optimizer(name, model.parameters())\n"
+        "    scheduler = torch.optim.lr_scheduler.CosineAnnealingLR(optimizer, epochs, 0.0) if name.endswith('+cosine') else None\n"
+        "    return optimizer, scheduler\n",
         # The same schedule as a LambdaLR multiplier.
         "def make_recipe(name, model, epochs):\n"
         "    optimizer = make_optimizer(name, model.parameters())\n"
@@ -427,12 +533,28 @@ RIGHT = {
         "    new_param = param - lr * weight_decay * param if decoupled else param\n"
         "    new_grad = grad if decoupled else grad + weight_decay * param\n"
         "    return new_param, new_grad\n",
+        # The pair as a list, and nothing computed for a decay of 0 (the tensors given handed back).
+        "def apply_weight_decay(param, grad, lr, weight_decay, decoupled):\n"
+        "    if weight_decay == 0:\n        return [param, grad]\n"
+        "    if decoupled:\n        return [param * (1 - lr * weight_decay), grad]\n"
+        "    return [param, grad + weight_decay * param]\n",
+        # torch.add with alpha for L2, the factor folded into the multiplication for decoupled; both by keyword.
+        "def apply_weight_decay(param, grad, lr, weight_decay, decoupled):\n"
+        "    if not decoupled:\n        return param, torch.add(grad, param, alpha=weight_decay)\n"
+        "    return torch.mul(param, 1.0 - lr * weight_decay), grad\n",
         # In place, but on copies of the tensors it was given.
         "def apply_weight_decay(param, grad, lr, weight_decay, decoupled):\n"
         "    param, grad = param.clone(), grad.clone()\n"
         "    if decoupled:\n        param.mul_(1 - lr * weight_decay)\n"
         "    else:\n        grad.add_(param, alpha=weight_decay)\n"
         "    return param, grad\n",
+    ], "shapes": [
+        # Flattened with reshape (a copy where a view cannot be had) and given back in the tensors' shape: any shape,
+        # a single number and a view of a larger tensor included.
+        "def apply_weight_decay(param, grad, lr, weight_decay, decoupled):\n"
+        "    p, g = param.reshape(-1), grad.reshape(-1)\n"
+        "    if decoupled:\n        return (p * (1 - lr * weight_decay)).reshape(param.shape), grad\n"
+        "    return param, (g + weight_decay * p).reshape(grad.shape)\n",
     ], "dtype": [
         # The factor as a 0-d tensor of the parameter's dtype.
         "def apply_weight_decay(param, grad, lr, weight_decay, decoupled):\n"

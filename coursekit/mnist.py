@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import weakref
 from dataclasses import dataclass
-from typing import Iterator
+from typing import Any, Iterator
 
 
 import torch
@@ -22,7 +22,7 @@ from torch import nn
 from .answers import course_answer, helper_of
 
 __all__ = ["MNISTModel", "InMemoryBatches", "validation_split", "train_one_epoch", "evaluate", "fit", "Fingerprint",
-           "fingerprint", "ledger"]
+           "fingerprint", "ledger", "devices_given"]
 
 
 @course_answer
@@ -185,7 +185,7 @@ class _Rows:
 
 
 _BY_MODEL: "weakref.WeakKeyDictionary[nn.Module, list[tuple[str, Fingerprint | None]]]" = weakref.WeakKeyDictionary()
-_BY_RUN: dict[int, tuple[dict, list[tuple[str, Fingerprint | None]]]] = {}   # id(history) -> (history, its events)
+_BY_RUN: dict[int, tuple[dict, list[tuple[str, Fingerprint | None]], str]] = {}   # id(history) -> (history, its events, device)
 _RUNS_KEPT = 1000
 
 
@@ -210,10 +210,34 @@ def ledger(of: "nn.Module | dict") -> list[tuple[str, Fingerprint | None]] | Non
     if isinstance(of, dict):
         if id(of) in _BY_RUN and _BY_RUN[id(of)][0] is of:
             return list(_BY_RUN[id(of)][1])
-        for history, events in reversed(list(_BY_RUN.values())):   # a copy of a history: the same figures
+        for history, events, _ in reversed(list(_BY_RUN.values())):   # a copy of a history: the same figures
             if history == of:
                 return list(events)
     return None
+
+
+_DEVICES: "weakref.WeakKeyDictionary[nn.Module, set[str]]" = weakref.WeakKeyDictionary()
+
+
+def _note_device(model: nn.Module, device: Any) -> None:
+    """Note the device a training pass or an evaluation of ``model`` was told to use (as written: None stays None)."""
+    try:
+        _DEVICES.setdefault(model, set()).add(str(device))
+    except TypeError:   # an object that cannot be weakly referenced is not followed
+        pass
+
+
+def devices_given(of: "nn.Module | dict") -> list[str] | None:
+    """The devices ``fit``, ``train_one_epoch`` and ``evaluate`` were told to use for a model, as strings, sorted; or,
+    for the history ``fit`` returned (matched as ``ledger`` matches it), the device that run was told to use. None when they never ran
+    on it. A hidden test compares them with the notebook's ``device``: on a CPU runner a model trained with
+    ``device=None`` gives the same numbers, and only this shows what a GPU runner would have refused."""
+    if isinstance(of, dict):
+        if id(of) in _BY_RUN and _BY_RUN[id(of)][0] is of:
+            return [_BY_RUN[id(of)][2]]
+        return next(([device] for history, _, device in reversed(list(_BY_RUN.values())) if history == of), None)
+    found = _DEVICES.get(of) if isinstance(of, nn.Module) else None
+    return sorted(found) if found is not None else None
 
 
 # --- training and evaluation -------------------------------------------------------------------------------------
@@ -230,6 +254,7 @@ def train_one_epoch(model: nn.Module, batches, optimizer: torch.optim.Optimizer,
 
 @helper_of(train_one_epoch)
 def _train_one_epoch(model, batches, optimizer, loss_fn, device, scheduler) -> tuple[tuple[float, float], _Rows]:
+    _note_device(model, device)
     model.train()
     total_loss = torch.zeros((), device=device)  # summed on the device: no sync per step
     correct = torch.zeros((), dtype=torch.long, device=device)
@@ -261,6 +286,7 @@ def evaluate(model: nn.Module, x: torch.Tensor, y: torch.Tensor, loss_fn: nn.Mod
 
 @helper_of(evaluate)
 def _evaluate(model, x, y, loss_fn, device, batch_size) -> tuple[float, float]:
+    _note_device(model, device)
     model.eval()
     total_loss = torch.zeros((), device=device)  # summed on the device: one transfer at the end, as in training
     correct = torch.zeros((), dtype=torch.long, device=device)
@@ -300,7 +326,7 @@ def fit(model: nn.Module, train: tuple[torch.Tensor, torch.Tensor], val: tuple[t
         va_loss, va_acc = _evaluate(model, *val, loss_fn, device, 10_000)
         for key, value in zip(history, (tr_loss, tr_acc, va_loss, va_acc)):
             history[key].append(value)
-    _BY_RUN[id(history)] = (history, run)
+    _BY_RUN[id(history)] = (history, run, str(device))
     while len(_BY_RUN) > _RUNS_KEPT:
         del _BY_RUN[next(iter(_BY_RUN))]
     return history

@@ -8,7 +8,7 @@ import torch
 from torch import nn
 
 from coursekit import testing
-from coursekit.mnist import (InMemoryBatches, MNISTModel, evaluate, fingerprint, fit, ledger, train_one_epoch,
+from coursekit.mnist import (InMemoryBatches, MNISTModel, devices_given, evaluate, fingerprint, fit, ledger, train_one_epoch,
                              validation_split)
 
 
@@ -164,3 +164,15 @@ def test_held_out_logits_are_the_models_eval_outputs_and_keep_its_mode():
     with torch.no_grad():
         assert torch.equal(got["validation"], model.eval()(val[0]))
     assert got["training"].shape == (len(train[1]), 10)
+
+
+def test_the_devices_a_model_and_a_history_were_given_are_noted_as_written():
+    """On a CPU runner device=None trains and measures the same numbers as the notebook's device; only the note tells
+    them apart (a GPU runner would have stopped)."""
+    train, val, _ = _splits()
+    model, history = _fit(train, val)
+    assert devices_given(model) == ["cpu"] and devices_given(history) == ["cpu"]
+    assert devices_given(dict(history)) == ["cpu"]                       # a copy of the history: the same figures
+    evaluate(model, *val, nn.CrossEntropyLoss(), None)
+    assert devices_given(model) == ["None", "cpu"]
+    assert devices_given(MNISTModel()) is None

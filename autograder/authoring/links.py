@@ -105,14 +105,9 @@ def stale_copies(folder: Path, pages: set[str]) -> list[Path]:
             and path.read_text(encoding="utf-8").startswith(_NOTE)]
 
 
-def page_copy(source: str) -> str:
-    """The page ``source`` (a path from the course root, "docs/pytorch-patterns.md") as a lesson carries it: a line
-    that says where it comes from, then the page, with an HTML anchor under GitHub's name before each heading, so that
-    a link's anchor works in JupyterLab too."""
-    text = (course.ROOT / source).read_text(encoding="utf-8")
-    if any(not target.startswith(("#", "http://", "https://", "mailto:")) for target in links(text)):
-        raise ValueError(f"{source} links to other files: a lesson's copy of it cannot follow those links")
-    out, fenced, seen = [], False, {}
+def _heading_anchors(text: str) -> list[str]:
+    """The anchor GitHub gives each heading of ``text`` outside code fences, in order (a repeated one numbered)."""
+    found, fenced, seen = [], False, {}
     for line in text.splitlines():
         if _FENCE.match(line):
             fenced = not fenced
@@ -120,6 +115,27 @@ def page_copy(source: str) -> str:
             base = slug(match.group(2))
             count = seen.get(base, 0)
             seen[base] = count + 1
-            out += [f'<a id="{base if count == 0 else f"{base}-{count}"}"></a>', ""]
+            found.append(base if count == 0 else f"{base}-{count}")
+    return found
+
+
+def page_copy(source: str, translated: str | None = None) -> str:
+    """The page ``source`` (a path from the course root, "docs/pytorch-patterns.md") as a lesson carries it: a line
+    that says where it comes from, then the page, with an HTML anchor under GitHub's name before each heading, so that
+    a link's anchor works in JupyterLab too. ``translated``: an edition's text of the page, whose headings keep the
+    English anchors (the lesson's links name them), heading for heading."""
+    english = (course.ROOT / source).read_text(encoding="utf-8")
+    if any(not target.startswith(("#", "http://", "https://", "mailto:")) for target in links(english)):
+        raise ValueError(f"{source} links to other files: a lesson's copy of it cannot follow those links")
+    text = english if translated is None else translated
+    anchors = iter(_heading_anchors(english))
+    if translated is not None and len(_heading_anchors(translated)) != len(_heading_anchors(english)):
+        raise ValueError(f"the translation of {source} does not have the headings of its English")
+    out, fenced = [], False
+    for line in text.splitlines():
+        if _FENCE.match(line):
+            fenced = not fenced
+        elif not fenced and _HEADING.match(line):
+            out += [f'<a id="{next(anchors)}"></a>', ""]
         out.append(line)
     return "\n".join([_note(source), "", *out]) + "\n"

@@ -15,7 +15,7 @@ from pathlib import Path
 import polib
 
 from ..core import editions, notebooks
-from . import catalogs, units
+from . import catalogs, links, units
 
 N_ = editions.i18n().N_
 
@@ -78,6 +78,11 @@ def write_lesson(code: str, name: str, english_folder: Path, into: Path) -> list
         target = into / code / name / produced.relative_to(english_folder)
         if produced.suffix == ".ipynb":
             changed = notebooks.write(edition_notebook(notebooks.read(produced), code, translations), target)
+        elif (page := _translated_page(code, produced.name)) is not None:   # a docs page the lesson links to
+            changed = not target.exists() or target.read_text(encoding="utf-8") != page
+            if changed:
+                target.parent.mkdir(parents=True, exist_ok=True)
+                target.write_text(page, encoding="utf-8")
         else:
             changed = not target.exists() or target.read_bytes() != produced.read_bytes()
             if changed:
@@ -86,6 +91,17 @@ def write_lesson(code: str, name: str, english_folder: Path, into: Path) -> list
         if changed:
             written.append(target)
     return written
+
+
+def _translated_page(code: str, file_name: str) -> str | None:
+    """The copy of a docs page that a lesson of edition ``code`` carries beside it, in the edition's language, where
+    the edition ships that document (the English lesson's copy otherwise: None)."""
+    for name in editions.EDITIONS[code].shipped_documents():
+        source = editions.DOCUMENTS[name]
+        if source.name == file_name:
+            english = source.read_text(encoding="utf-8")
+            return links.page_copy(str(source.relative_to(source.parents[1])), Translations.of(code, name).markdown(english))
+    return None
 
 
 def write_document(code: str, name: str, into: Path | None = None) -> bool:

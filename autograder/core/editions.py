@@ -60,7 +60,7 @@ EDITIONS: dict[str, Edition] = {
     "zh_TW": Edition(
         code="zh_TW", name="繁體中文（台灣）", language_pack="jupyterlab-language-pack-zh-TW",
         notebooks=("09_patterns",), documents=("pytorch-patterns",),
-        shipped=("pytorch-patterns",)),
+        shipped=PACKAGES + ("09_patterns", "pytorch-patterns")),
 }
 
 

@@ -326,8 +326,9 @@ class _FarMode(torch.overrides.TorchFunctionMode):
         if far and func in _COPIED_OUT:
             return func(args[0].as_subclass(torch.Tensor), *args[1:], **kwargs)
         # A factory (torch.zeros(..., device=...)) asked for the second device; not Module.to's parsing of its own
-        # arguments (model.to(device=...)), which must keep the device it was given.
-        made_there = func is not torch._C._nn._parse_to and \
+        # arguments (model.to(device=...), torch's `_parse_to`: known here by its name, as the course's code calls no
+        # private PyTorch API), which must keep the device it was given.
+        made_there = getattr(func, "__name__", "") != "_parse_to" and \
             _device_of((), {"device": kwargs.get("device")}) == FarDevice.device
         if made_there:
             kwargs = {**kwargs, "device": "cpu"}

@@ -288,6 +288,13 @@ RIGHT = {
             # set_seed, then the generator seeded by hand.
             "def seeded_run(seed, x, y, epochs=1):\n    set_seed(seed)\n    model = MNISTModel().to(x.device)\n" + _SEEDED_BODY,
         ],
+        "boundaries": [
+            # Epochs counted from 1 to epochs (none for epochs=0), and the last, shorter batch kept by saying so
+            # (drop_last=False): the words' boundaries read the other way round, with the same run.
+            "def seeded_run(seed, x, y, epochs=1):\n    set_seed(seed)\n    model = MNISTModel().to(x.device)\n"
+            + _SEEDED_BODY.replace("manual_seed(seed))", "manual_seed(seed), drop_last=False)")
+                          .replace("for _ in range(epochs)", "for _epoch in range(1, epochs + 1)"),
+        ],
         "randomness": [
             # torch.manual_seed only (the recipe draws from torch alone), and a generator seeded in two steps.
             "def seeded_run(seed, x, y, epochs=1):\n    torch.manual_seed(seed)\n"

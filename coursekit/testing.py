@@ -322,6 +322,8 @@ class _FarMode(torch.overrides.TorchFunctionMode):
                             "CPU first.")
         if far and func in _COPIED_OUT:
             return func(args[0].as_subclass(torch.Tensor), *args[1:], **kwargs)
+        if func is torch._C._nn._parse_to:   # module.to(device=...) reads its arguments here: a question, not a factory
+            return func(*args, **kwargs)
         made_there = _device_of((), {"device": kwargs.get("device")}) == FarDevice.device
         if made_there:   # a factory (torch.zeros(..., device=...)) asked for the second device
             kwargs = {**kwargs, "device": "cpu"}

@@ -676,3 +676,11 @@ def test_nested_tells_one_level_from_every_level():
     assert moved[0]["extra"][1]["mask"].device.type == "meta" and moved[1][0][0].device.type == "meta"
     with pytest.raises(AttributeError):
         _moved_one_level(batch, "meta")
+
+
+def test_far_device_takes_a_module_moved_by_keyword_as_by_position():
+    for move in (lambda m, d: m.to(d), lambda m, d: m.to(device=d), lambda m, d: m.to(device="meta", dtype=torch.float64)):
+        with testing.FarDevice() as far:
+            model = move(nn.Linear(3, 2), far.device)
+            assert next(model.parameters()).device.type == "meta"
+        assert far.located(next(model.parameters())).device.type == "meta"

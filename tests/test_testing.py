@@ -716,7 +716,12 @@ def test_far_device_deep_copies_stay_on_the_second_device_with_their_values():
 
 def test_far_device_takes_a_model_moved_by_keyword_there_with_its_values():
     # model.to(device=...) is as right as model.to(device): both must reach the second device (the keyword form was
-    # once taken for a factory and sent to the CPU, so ex2's right answer that spells it lost points).
+    # once taken for a factory and sent to the CPU, so ex2's and ex1's right answers that spell it lost points).
+    for move in (lambda m, d: m.to(d), lambda m, d: m.to(device=d), lambda m, d: m.to(device="meta", dtype=torch.float64)):
+        with testing.FarDevice() as far:
+            moved = move(nn.Linear(3, 2), far.device)
+            assert next(moved.parameters()).device.type == "meta"
+        assert far.located(next(moved.parameters())).device.type == "meta"
     torch.manual_seed(3)
     model = nn.Linear(3, 2)
     weight = model.weight.detach().clone()

@@ -245,6 +245,9 @@ WRONG = {
             _epoch_with(("tl += loss.item() * len(y)", "tl += loss.item()"), ("return tl / n, c / n", "return tl, c / n")),
             # Weighted by batch size, but divided by the number of batches.
             _epoch_with(("return tl / n, c / n", "return tl / len(loader), c / n")),
+            # The losses added up with their graphs (no detach, one float at the end): every batch's graph stays alive
+            # until the epoch ends, where the words ask for detached tensors.
+            _epoch_with(("tl += loss.item() * len(y)", "tl += loss * len(y)"), ("return tl / n, c / n", "return float(tl) / n, c / n")),
             # The number of samples counted in a second pass over the loader: an iterator that passes once is empty by then.
             _epoch_with(("    return tl / n, c / n\n", "    n = sum(len(y) for _, y in loader) or n\n    return tl / n, c / n\n")),
             # Integer division for the accuracy: 0 unless every prediction is right.

@@ -388,6 +388,28 @@ RIGHT = {
         ],
     },
     "mnist-model": {
+        "result-device": [
+            # The output sent to the input's device by name: already there, so nothing moves.
+            "class MNISTModel(nn.Module):\n"
+            "    def __init__(self):\n"
+            "        super().__init__()\n"
+            "        self.net = nn.Sequential(nn.Linear(784, 256), nn.ReLU(), nn.Dropout(0.2), nn.Linear(256, 128), nn.ReLU(), "
+            "nn.Dropout(0.2), nn.Linear(128, 10))\n"
+            "    def forward(self, x):\n"
+            "        return self.net(x).to(x.device)\n",
+        ],
+        "grad": [
+            # The layers in a ModuleList walked by a loop: every output still connected to the weights.
+            "class MNISTModel(nn.Module):\n"
+            "    def __init__(self):\n"
+            "        super().__init__()\n"
+            "        self.layers = nn.ModuleList([nn.Linear(784, 256), nn.Linear(256, 128), nn.Linear(128, 10)])\n"
+            "        self.drop = nn.Dropout(0.2)\n"
+            "    def forward(self, x):\n"
+            "        for layer in self.layers[:-1]:\n"
+            "            x = self.drop(torch.relu(layer(x)))\n"
+            "        return self.layers[-1](x)\n",
+        ],
         "values": [
             # Named layers, torch.relu in forward.
             "class MNISTModel(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
@@ -420,6 +442,24 @@ RIGHT = {
         ],
     },
     "train-one-epoch": {
+        "boundaries": [
+            # The batches taken by index from one pass over the loader, the last, shorter one included.
+            "def train_one_epoch(model, loader, optimizer, loss_fn, device):\n"
+            "    model.train()\n"
+            "    batches = list(loader)\n"
+            "    total, correct, seen = torch.zeros((), device=device), torch.zeros((), device=device), 0\n"
+            "    for i in range(len(batches)):\n"
+            "        x, y = batches[i][0].to(device), batches[i][1].to(device)\n"
+            "        optimizer.zero_grad()\n"
+            "        out = model(x)\n"
+            "        loss = loss_fn(out, y)\n"
+            "        loss.backward()\n"
+            "        optimizer.step()\n"
+            "        total += loss.detach() * len(y)\n"
+            "        correct += (out.argmax(dim=1) == y).sum()\n"
+            "        seen += len(y)\n"
+            "    return total.item() / seen, correct.item() / seen\n",
+        ],
         "values": [
             # Tensor accumulators, one .item() at the end.
             "def train_one_epoch(model, loader, optimizer, loss_fn, device):\n    model.train()\n"

@@ -332,6 +332,19 @@ WRONG = {
 
 RIGHT = {
     "model-bn": {
+        "grad": [
+            # Linear and BatchNorm layers in ModuleLists walked by a loop: every output still connected to the weights.
+            "class MNISTModelBN(nn.Module):\n"
+            "    def __init__(self):\n"
+            "        super().__init__()\n"
+            "        self.fc = nn.ModuleList([nn.Linear(784, 256), nn.Linear(256, 128), nn.Linear(128, 10)])\n"
+            "        self.bn = nn.ModuleList([nn.BatchNorm1d(256), nn.BatchNorm1d(128)])\n"
+            "        self.drop = nn.Dropout(0.2)\n"
+            "    def forward(self, x):\n"
+            "        for fc, bn in zip(self.fc, self.bn):\n"
+            "            x = self.drop(torch.relu(bn(fc(x))))\n"
+            "        return self.fc[-1](x)\n",
+        ],
         "values": [
             # Separate layers and functional ReLU.
             _LAYERS

@@ -57,8 +57,8 @@ EDITIONS: dict[str, Edition] = {
         code="pt_BR", name="Português (Brasil)", language_pack="jupyterlab-language-pack-pt-BR",
         notebooks=(EVERY_NOTEBOOK,), documents=(),
         shipped=PACKAGES + ("00_setup", "01_tensors", "02_autograd", "03_modules", "04_losses_optimizers",
-                            "05_training_loop", "06_data", "07_devices_amp", "09_patterns", "ex2_lr_finder",
-                            "ex3_amp", "ex4_fashion_mnist", "ex5_sgd_momentum")),
+                            "05_training_loop", "06_data", "07_devices_amp", "08_mnist_mlp", "09_patterns",
+                            "ex1_batchnorm", "ex2_lr_finder", "ex3_amp", "ex4_fashion_mnist", "ex5_sgd_momentum")),
     "zh_TW": Edition(
         code="zh_TW", name="繁體中文（台灣）", language_pack="jupyterlab-language-pack-zh-TW",
         notebooks=("09_patterns",), documents=("pytorch-patterns",),

@@ -162,10 +162,21 @@ def _select_cell(page, index: int):
 
 
 def _save(page):
-    """Save the notebook on screen (Ctrl+S) and wait until JupyterLab says it is saved."""
-    page.keyboard.press("Escape")
-    page.keyboard.press("Control+s")
-    page.wait_for_function("() => !document.querySelector('.lm-TabBar-tab.jp-mod-dirty')", timeout=60_000)
+    """Save the notebook on screen (Ctrl+S) and wait until JupyterLab says it is saved. On a loaded machine a key
+    pressed while JupyterLab is still busy with the outputs can be lost (a CI run waited 60 s for a save that never
+    started): the keys are pressed again every 10 s, for up to a minute."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    for attempt in range(6):
+        page.keyboard.press("Escape")
+        page.keyboard.press("Control+s")
+        try:
+            page.wait_for_function("() => !document.querySelector('.lm-TabBar-tab.jp-mod-dirty')", timeout=10_000)
+            return
+        except PlaywrightTimeout:
+            if attempt == 5:
+                page.screenshot(path=str(ARTIFACTS / "00-save-never-finished.png"))
+                raise
 
 
 def _error_texts(page, path: Path) -> list[tuple[int, str]]:

@@ -8,6 +8,8 @@ process or never ends is stopped and counted as a lost point, and no trial sees 
 
 from __future__ import annotations
 
+import os
+
 import pytest
 
 from autograder.authoring import harness
@@ -106,3 +108,19 @@ def test_a_worker_that_imports_another_copy_of_the_course_refuses_to_judge(tmp_p
     assert harness._foreign_code({"root": str(harness._code_root())}) is None
     said = harness._foreign_code({"root": str(tmp_path)})
     assert str(tmp_path) in said and "make install" in said
+
+
+def test_progress_bars_use_a_lock_of_their_own_process():
+    """tqdm's default lock is shared across processes: a trial killed while it held it hung every later bar. The
+    harness's processes take a lock of their own (and tqdm.auto's bars follow it)."""
+    from tqdm import tqdm
+    from tqdm.auto import tqdm as auto_tqdm
+
+    before = tqdm.get_lock()
+    try:
+        harness._private_progress_lock()
+        assert type(tqdm.get_lock()).__name__ == "RLock" and auto_tqdm.get_lock() is tqdm.get_lock()
+        with auto_tqdm(range(2), disable=False, file=open(os.devnull, "w")) as bar:
+            list(bar)
+    finally:
+        tqdm.set_lock(before)

@@ -196,6 +196,18 @@ class _Shell:
         config = Config()
         config.HistoryManager.enabled = False     # no history thread: this process forks
         self.shell = InteractiveShell.instance(config=config)
+        _private_progress_lock()
+
+
+def _private_progress_lock() -> None:
+    """tqdm guards its progress bars with a lock shared across processes (a semaphore that fork does not copy): a trial
+    stopped while a bar held it (a caught answer is killed at once) left it held, and the next progress bar, here or in
+    any later trial, waited forever (a variants run hung so). Each process of the harness gets a lock of its own."""
+    import threading
+
+    from tqdm import tqdm
+
+    tqdm.set_lock(threading.RLock())
 
     def run(self, source: str) -> str | None:
         """Run one cell; its error as 'Name: message', or None."""

@@ -633,7 +633,8 @@ def test_instructor_grades_a_written_answer_in_formgrader_and_the_total_changes(
     comment = page.locator(f"textarea#{cell}-comment")
     comment.fill("Right, and well put.")
     comment.press("Tab")
-    deadline = time.monotonic() + 30
+    start = time.monotonic()
+    deadline, typed_again = start + 45, start + 10
     while True:
         with Gradebook(db, "pytorch-course") as gb:
             grade = gb.find_grade(cell, name, name, student)
@@ -642,6 +643,12 @@ def test_instructor_grades_a_written_answer_in_formgrader_and_the_total_changes(
         if saved == (points, "Right, and well put."):
             break
         assert time.monotonic() < deadline, f"Formgrader did not save the score and comment: {saved}"
+        if time.monotonic() > typed_again and saved[0] != points:
+            # On a loaded machine the first Tab can come before formgrade.js has bound its handlers (a CI run saved
+            # the comment but not the score): type the score again, as the instructor would.
+            score_box.fill(f"{points:g}")
+            score_box.press("Tab")
+            typed_again = time.monotonic() + 10
         time.sleep(0.5)
     score_box.scroll_into_view_if_needed()
     page.screenshot(path=str(ARTIFACTS / "09-formgrader-written-answer-graded.png"))

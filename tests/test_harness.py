@@ -116,11 +116,12 @@ def test_progress_bars_use_a_lock_of_their_own_process():
     from tqdm import tqdm
     from tqdm.auto import tqdm as auto_tqdm
 
-    before = tqdm.get_lock()
+    before = {kind: kind.get_lock() for kind in (tqdm, auto_tqdm)}
     try:
         harness._private_progress_lock()
         assert type(tqdm.get_lock()).__name__ == "RLock" and auto_tqdm.get_lock() is tqdm.get_lock()
-        with auto_tqdm(range(2), disable=False, file=open(os.devnull, "w")) as bar:
+        with open(os.devnull, "w") as sink, auto_tqdm(range(2), file=sink) as bar:
             list(bar)
     finally:
-        tqdm.set_lock(before)
+        for kind, lock in before.items():
+            kind.set_lock(lock)

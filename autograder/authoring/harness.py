@@ -186,6 +186,22 @@ def _cpu_tests(nb, index: int) -> list[tuple[str, float, str]]:
     return found
 
 
+def _private_progress_lock() -> None:
+    """tqdm guards its progress bars with a lock shared across processes (a semaphore that fork does not copy): a trial
+    stopped while a bar held it (a caught answer is killed at once) left it held, and the next progress bar, here or in
+    any later trial, waited forever (a variants run hung so). Each process of the harness gets a lock of its own, for
+    every kind of bar (tqdm.auto's included, which may hold a lock of its own already)."""
+    import threading
+
+    from tqdm import tqdm
+
+    lock, kinds = threading.RLock(), [tqdm]
+    while kinds:
+        kind = kinds.pop()
+        kind.set_lock(lock)
+        kinds += kind.__subclasses__()
+
+
 class _Shell:
     """The notebook's Python: an IPython shell in this process (its outputs go to the worker's log)."""
 
@@ -197,17 +213,6 @@ class _Shell:
         config.HistoryManager.enabled = False     # no history thread: this process forks
         self.shell = InteractiveShell.instance(config=config)
         _private_progress_lock()
-
-
-def _private_progress_lock() -> None:
-    """tqdm guards its progress bars with a lock shared across processes (a semaphore that fork does not copy): a trial
-    stopped while a bar held it (a caught answer is killed at once) left it held, and the next progress bar, here or in
-    any later trial, waited forever (a variants run hung so). Each process of the harness gets a lock of its own."""
-    import threading
-
-    from tqdm import tqdm
-
-    tqdm.set_lock(threading.RLock())
 
     def run(self, source: str) -> str | None:
         """Run one cell; its error as 'Name: message', or None."""

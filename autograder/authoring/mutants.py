@@ -53,14 +53,20 @@ class Mutant:
         return f"{self.id} line {self.line} [{self.operator}] {before} -> {after}"
 
 
-def _narrowed(a: str, b: str, context: int = 24) -> tuple[str, str]:
-    """The part of two lines that differs, with a little of what surrounds it."""
+def _common_ends(a, b) -> tuple[int, int]:
+    """How many items two sequences (strings, lists of lines) share at their start, then at their end after that."""
     start = 0
     while start < min(len(a), len(b)) and a[start] == b[start]:
         start += 1
     end = 0
     while end < min(len(a), len(b)) - start and a[-1 - end] == b[-1 - end]:
         end += 1
+    return start, end
+
+
+def _narrowed(a: str, b: str, context: int = 24) -> tuple[str, str]:
+    """The part of two lines that differs, with a little of what surrounds it."""
+    start, end = _common_ends(a, b)
     lo = max(0, start - context)
     cut = (lambda s: ("..." if lo else "") + s[lo:len(s) - max(0, end - context)] + ("..." if end > context else ""))
     return cut(a), cut(b)
@@ -141,12 +147,7 @@ def mutants_of(source: str, grade_id: str) -> list[Mutant]:
 def _changed_lines(original: str, mutated: str) -> tuple[int, str, str]:
     """(first line, original lines, mutated lines) of the part of a cell a mutation changed."""
     a, b = original.split("\n"), mutated.split("\n")
-    top = 0
-    while top < min(len(a), len(b)) and a[top] == b[top]:
-        top += 1
-    bottom = 0
-    while bottom < min(len(a), len(b)) - top and a[-1 - bottom] == b[-1 - bottom]:
-        bottom += 1
+    top, bottom = _common_ends(a, b)
     return top + 1, "\n".join(a[top:len(a) - bottom]).strip(), "\n".join(b[top:len(b) - bottom]).strip()
 
 

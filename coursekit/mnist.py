@@ -11,6 +11,8 @@ learned from test data, or was chosen on it, from one that did not. The ledger h
 
 from __future__ import annotations
 
+import functools
+import inspect
 import weakref
 from dataclasses import dataclass
 from typing import Any, Iterator
@@ -22,7 +24,7 @@ from torch import nn
 from .answers import course_answer, helper_of
 
 __all__ = ["MNISTModel", "InMemoryBatches", "validation_split", "train_one_epoch", "evaluate", "fit", "Fingerprint",
-           "fingerprint", "ledger", "devices_given"]
+           "fingerprint", "ledger", "devices_given", "noting_devices"]
 
 
 @course_answer
@@ -238,6 +240,38 @@ def devices_given(of: "nn.Module | dict") -> list[str] | None:
         return next(([device] for history, _, device in reversed(list(_BY_RUN.values())) if history == of), None)
     found = _DEVICES.get(of) if isinstance(of, nn.Module) else None
     return sorted(found) if found is not None else None
+
+
+def noting_devices(fn, device_at: int):
+    """``fn`` (a notebook's own ``train_one_epoch`` or ``evaluate``) wrapped so that each call notes, for its model (the
+    first argument), the device it was told to use (the argument at position ``device_at``, given by position or by
+    name), as the course's helpers note theirs: ``devices_given`` then answers for the notebook's functions too. A hidden
+    test installs it over the notebook's function, so that a later graded cell that trains with it (lesson 08's
+    ``train-mnist``) can be checked for ``device=None``, which a CPU runner trains the same. ``fn`` is returned as it
+    is when its signature cannot be read or is too short (the call then fails or succeeds as it would have), and a
+    function wrapped already is not wrapped twice."""
+    if getattr(fn, "_notes_devices", False):
+        return fn
+    try:
+        signature = inspect.signature(fn)
+    except (TypeError, ValueError):
+        return fn
+    names = list(signature.parameters)
+    if len(names) <= device_at:
+        return fn
+
+    @functools.wraps(fn)
+    def noted(*args, **kwargs):
+        try:
+            given = signature.bind_partial(*args, **kwargs).arguments
+        except TypeError:   # a call the function itself will refuse: let it say why
+            given = {}
+        if isinstance(given.get(names[0]), nn.Module) and names[device_at] in given:
+            _note_device(given[names[0]], given[names[device_at]])
+        return fn(*args, **kwargs)
+
+    noted._notes_devices = True
+    return noted
 
 
 # --- training and evaluation -------------------------------------------------------------------------------------

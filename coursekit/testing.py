@@ -79,7 +79,8 @@ CLASSES = {
 PROBES = {
     "shapes": ("hidden.shapes",),
     "dtype": ("hidden.same", "hidden.like"),
-    "device": ("DeviceProbe", "MetaModel", "hidden.on_meta", "refuse_cuda", "pretend_cuda", "notebook_device_elsewhere"),
+    "device": ("DeviceProbe", "MetaModel", "hidden.on_meta", "refuse_cuda", "pretend_cuda", "notebook_device_elsewhere",
+               "devices_given"),
     "logits": ("LossSpy", "confident_logits"),
     "modes": ("ModeSpy", "eval_outputs"),
     "grad": ("RecordingSGD", "ModeSpy", "grad=True", "NoGradOnly"),

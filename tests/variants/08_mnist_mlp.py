@@ -343,6 +343,12 @@ WRONG = {
             _train_cell(_INLINE_EPOCH + "    train_loss, train_acc = total / len(fast_loader), hits / len(fast_loader)\n"
                         "    val_loss, val_acc = evaluate(model, val_batches, loss_fn, device)\n"),
         ],
+        "device": [
+            # device=None to the training and the validation calls: a CPU runner trains the same model, a GPU runner would
+            # leave every batch on the CPU and stop (the notebook's train_one_epoch and evaluate note the device given).
+            _train_cell("    train_loss, train_acc = train_one_epoch(model, fast_loader, optimizer, loss_fn, None)\n"
+                        "    val_loss, val_acc = evaluate(model, val_batches, loss_fn, None)\n"),
+        ],
         "leakage": [
             # The test images added to the training data ("more data is better"): the model has learned the test set.
             _train_cell(_EPOCH_LINES, loader="InMemoryBatches(torch.cat([x_tr, x_test]), torch.cat([y_tr, y_test]), 64, "
@@ -566,6 +572,12 @@ RIGHT = {
             .replace("evaluate(model, test_batches, loss_fn, device)",
                      "evaluate(model, DataLoader(TensorDataset(x_test, y_test), batch_size=500), loss_fn, device)"),
         ],
+        "device": [
+            # The device by keyword, as the torch.device it already is, and the model moved with to(device=...).
+            _train_cell("    train_loss, train_acc = train_one_epoch(model, fast_loader, optimizer, loss_fn, device=torch.device(device))\n"
+                        "    val_loss, val_acc = evaluate(model, val_batches, loss_fn, device=device)\n")
+            .replace("MNISTModel().to(device)", "MNISTModel().to(device=device)"),
+        ],
         "aggregation": [
             # The loop written inline, per-batch losses and sizes in lists, weighted means at the end of each epoch.
             _train_cell("    model.train()\n    losses, sizes, hits = [], [], 0\n"
@@ -589,8 +601,6 @@ NOT_TESTED = {
     "train-mnist": {
         "randomness": "set_seed(0) and fast_loader's own generator are given outside the solution, and the hidden test "
                       "measures the saved model's accuracy on the real test set, not its exact weights.",
-        "device": "the cell runs at the notebook's top level, where the notebook's `device` is the right one to use; "
-                  "train_one_epoch and evaluate are tested for device handling, and the GPU cell runs them on CUDA.",
     },
     "load-idx": {
         "device": "the loaders read files into CPU memory; the training code moves the data afterwards.",

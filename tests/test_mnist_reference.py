@@ -3,13 +3,15 @@ what each model was trained and chosen on (read by coursekit.testing.held_out_us
 
 from __future__ import annotations
 
+import inspect
+
 import pytest
 import torch
 from torch import nn
 
 from coursekit import testing
-from coursekit.mnist import (InMemoryBatches, MNISTModel, devices_given, evaluate, fingerprint, fit, ledger, train_one_epoch,
-                             validation_split)
+from coursekit.mnist import (InMemoryBatches, MNISTModel, devices_given, evaluate, fingerprint, fit, ledger, noting_devices,
+                             train_one_epoch, validation_split)
 
 
 def _data(n=1000):
@@ -176,3 +178,23 @@ def test_the_devices_a_model_and_a_history_were_given_are_noted_as_written():
     evaluate(model, *val, nn.CrossEntropyLoss(), None)
     assert devices_given(model) == ["None", "cpu"]
     assert devices_given(MNISTModel()) is None
+
+
+def test_a_notebooks_own_functions_note_the_device_each_call_was_given():
+    """noting_devices: by position or by name, None as written, the answer and the function's signature unchanged,
+    never wrapped twice; a call it cannot bind still fails as the function itself fails."""
+    def train_one_epoch(model, loader, optimizer, loss_fn, device):      # a notebook's own, its parameters as it names them
+        return 0.5, float(len(loader))
+
+    noted = noting_devices(train_one_epoch, device_at=4)
+    assert noting_devices(noted, device_at=4) is noted
+    assert inspect.signature(noted) == inspect.signature(train_one_epoch) and noted.__name__ == "train_one_epoch"
+    model, other = nn.Linear(2, 2), nn.Linear(2, 2)
+    assert noted(model, [1, 2], None, None, torch.device("cpu")) == (0.5, 2.0)
+    assert devices_given(model) == ["cpu"]
+    noted(model, [], None, loss_fn=None, device=None)
+    assert devices_given(model) == ["None", "cpu"] and devices_given(other) is None
+    with pytest.raises(TypeError):
+        noted(other, [])                                                   # too few arguments: the function's own error
+    assert devices_given(other) is None
+    assert noting_devices(lambda model: None, device_at=4)(other) is None  # too short to have a device: left as it is

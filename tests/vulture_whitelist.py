@@ -45,6 +45,7 @@ _.mtime_ns
 # pytest and pytest-xdist hooks and markers; http.server's handler and server attributes (the tests' servers).
 _.pytestmark, _.pytest_report_header, _.pytest_configure, _.pytest_collection_modifyitems
 _.pytest_xdist_make_scheduler, _._split_scope, _.log_message, _.close_connection, _.daemon_threads
+_.pytest_runtest_protocol, _.nextitem   # bench/suite_time.py, loaded into pytest as a plugin (-p suite_time)
 
 # What a variants file declares, read by name by authoring/variants.py (tests/variants/NN.py).
 _.WRONG, _.RIGHT, _.ONE_WAY, _.NOT_TESTED, _.LEAVE_OUT

@@ -70,6 +70,7 @@ nbgrader: install
 # (pytest-xdist) on this 2-core machine, one maths thread per kernel: a worker spends much of its time waiting (a
 # kernel or a box starting, JupyterLab and the browser, nbgrader's commands, Slurm), and with two a core sat idle
 # about half the time (20 min 7 s with two workers, 17 min 22 s with three, same tests, one run after the other).
+# With three the machine is busy throughout (bench/suite_time.py reads /proc/stat): a fourth would only queue.
 # Tests that share a fixture, and the cells of one notebook, go to one worker together, the longest first
 # (tests/conftest.py). Serial: make test WORKERS=0.
 WORKERS ?= 3

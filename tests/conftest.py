@@ -17,8 +17,8 @@ sys.path.insert(0, str(ROOT / "bench"))
 # Notebook kernels inherit this process's environment: point them at the offline data (read only)
 # and at a plotting backend that needs no screen.
 for _name, _var in (("mnist", "COURSEKIT_MNIST_DIR"), ("fashion-mnist", "COURSEKIT_FASHION_MNIST_DIR")):
-    if (SHARED_DATA / _name).is_dir():
-        os.environ.setdefault(_var, str(SHARED_DATA / _name))
+    if (SHARED_DATA / _name).is_dir() and not os.environ.get(_var, "").strip():   # set but empty counts as unset,
+        os.environ[_var] = str(SHARED_DATA / _name)                               # as coursekit.data reads it
 os.environ.setdefault("MPLBACKEND", "Agg")
 # One maths thread per kernel: on a busy 2-core machine two threads run 10-20x slower than one, and a
 # training cell that crawls can reach the per-cell limit (the grader's kernels get one thread too).

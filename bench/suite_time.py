@@ -13,8 +13,11 @@ time, read from /proc/stat before and after, counts everything (and anything els
 quiet machine). The reference runs' cache (AUTOGRADER_CACHE) points at an empty folder, as on CI's clean clone.
 
 Writes bench/results/suite_time.md (stamped with the date, the machine, the commit and the command): the totals,
-each test module's wall and processor time, and the slowest tests. A benchmark, not a test: tests assert behaviour,
-never time (docs/testing.md, "How long it takes", reads this file).
+each test module's wall and processor time, the slowest tests, and the boxed gradings: while make test runs, the
+script looks at /proc every half second for grading executors (``-m autograder.grading.execute``), the assignment
+and the test each one grades for, and the processor time of its processes and of their descendants (the box and its
+kernel, which no test process waits for). A benchmark, not a test: tests assert behaviour, never time
+(docs/testing.md, "How long it takes", reads this file).
 """
 
 from __future__ import annotations
@@ -27,7 +30,9 @@ import shlex
 import subprocess
 import sys
 import tempfile
+import threading
 import time
+from dataclasses import dataclass, field
 from pathlib import Path
 
 try:
@@ -69,6 +74,101 @@ def _busy() -> int:
     return sum(fields[:8]) - fields[3] - fields[4]   # user..steal, less idle and iowait (guest is inside user)
 
 
+EXECUTOR = "autograder.grading.execute"   # grading/runner.py's EXECUTOR: one process per boxed run
+
+
+@dataclass
+class _BoxedRun:
+    assignment: str
+    test: str
+    seconds: dict[int, float] = field(default_factory=dict)   # pid -> its processor time when last seen
+
+
+def _processes() -> dict[int, tuple[int, float]]:
+    """pid -> (parent pid, processor seconds so far) of every process /proc shows now."""
+    ticks, found = os.sysconf("SC_CLK_TCK"), {}
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = Path(entry.path, "stat").read_text()
+        except OSError:
+            continue   # it ended meanwhile
+        fields = stat[stat.rindex(")") + 2:].split()   # after the command name, which may hold spaces
+        found[int(entry.name)] = (int(fields[1]), (int(fields[11]) + int(fields[12])) / ticks)
+    return found
+
+
+def _executor(pid: int) -> _BoxedRun | None:
+    """What executor ``pid`` grades (the assignment its box holds, the test it runs for), or None if it is none."""
+    try:
+        argv = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+        if EXECUTOR.encode() not in argv:
+            return None
+        private = Path(argv[argv.index(EXECUTOR.encode()) + 1].decode())
+        environ = dict(item.split(b"=", 1) for item in Path(f"/proc/{pid}/environ").read_bytes().split(b"\0") if b"=" in item)
+        job = __import__("json").loads((private / "job.json").read_text(encoding="utf-8"))
+        notebooks = sorted(p.stem for p in Path(job["work"]).glob("*.ipynb"))
+    except (OSError, ValueError, IndexError, KeyError):
+        return None
+    test = environ.get(b"PYTEST_CURRENT_TEST", b"").decode(errors="replace").rsplit(" ", 1)[0]
+    return _BoxedRun(", ".join(notebooks) or "?", test or "?")
+
+
+class _BoxWatch(threading.Thread):
+    """Every boxed run while make test runs, with the processor time of its process tree, sampled from /proc: the
+    kernels in the boxes are nobody's waited-for children, so only this sees their time (to within a sample)."""
+
+    def __init__(self, every_s: float = 0.5):
+        super().__init__(daemon=True)
+        self.every_s, self.runs, self.stopping = every_s, {}, threading.Event()
+
+    def run(self) -> None:
+        while not self.stopping.wait(self.every_s):
+            self.sample()
+
+    def sample(self) -> None:
+        table = _processes()
+        for pid in table:
+            if pid not in self.runs:
+                found = _executor(pid)
+                if found is not None:
+                    self.runs[pid] = found
+        for pid, (parent, seconds) in table.items():
+            seen, ancestor = set(), pid
+            while ancestor not in self.runs and ancestor in table and ancestor not in seen and ancestor > 1:
+                seen.add(ancestor)
+                ancestor = table[ancestor][0]
+            if ancestor in self.runs and ancestor in table:   # a pid reused after its executor ended is not counted
+                self.runs[ancestor].seconds[pid] = seconds
+
+    def stop(self) -> list[_BoxedRun]:
+        self.stopping.set()
+        self.join()
+        return list(self.runs.values())
+
+
+def _boxed_lines(runs: list[_BoxedRun]) -> list[str]:
+    total = sum(sum(r.seconds.values()) for r in runs)
+    out = ["## Boxed gradings", "",
+           (f"{len(runs)} boxed runs (one executor, its box and its kernel each: a submission graded, or a reference run) "
+            f"used about {total:.0f} processor-seconds, sampled from /proc every half second (a process's last half "
+            "second, and a process shorter than that, are missed)."), "",
+           "| assignment | runs | processor (s) | per run (s) |", "|---|---:|---:|---:|"]
+    by_assignment: dict[str, list[float]] = collections.defaultdict(lambda: [0, 0.0])
+    by_test: dict[str, list[float]] = collections.defaultdict(lambda: [0, 0.0])
+    for run in runs:
+        for table, name in ((by_assignment, run.assignment), (by_test, run.test)):
+            table[name][0] += 1
+            table[name][1] += sum(run.seconds.values())
+    for name, (n, seconds) in sorted(by_assignment.items(), key=lambda kv: -kv[1][1]):
+        out.append(f"| {name} | {n} | {seconds:.0f} | {seconds / n:.1f} |")
+    out += ["", "| test that started them | runs | processor (s) |", "|---|---:|---:|"]
+    for name, (n, seconds) in sorted(by_test.items(), key=lambda kv: -kv[1][1])[:20]:
+        out.append(f"| `{name}` | {n} | {seconds:.0f} |")
+    return out
+
+
 def _module(nodeid: str) -> str:
     path = nodeid.split("::")[0]
     if path.endswith(".ipynb"):   # nbval: one line per notebook folder
@@ -105,11 +205,14 @@ def main() -> int:
                "PYTEST_ADDOPTS": " ".join(filter(None, [os.environ.get("PYTEST_ADDOPTS"), "-p suite_time"]))}
         make = (["make", "test"] + ([f"WORKERS={args.workers}"] if args.workers is not None else [])
                 + ([f"PYTEST_ARGS={shlex.join(pytest_args)}"] if pytest_args else []))
+        watch = _BoxWatch()
         busy0 = _busy()
         start = time.monotonic()
+        watch.start()
         done = subprocess.run(make, cwd=ROOT, env=env, check=False)
         wall = time.monotonic() - start
         busy1 = _busy()
+        boxed = watch.stop()
         rows = _read(lines)
     tree = resource.getrusage(resource.RUSAGE_CHILDREN)
     tree_cpu = tree.ru_utime + tree.ru_stime
@@ -141,6 +244,7 @@ def main() -> int:
             "| test | wall (s) | processor (s) |", "|---|---:|---:|"]
     for nodeid, w, c in sorted(rows, key=lambda r: -r[2])[:25]:
         out.append(f"| `{nodeid}` | {w:.0f} | {c:.0f} |")
+    out += [""] + _boxed_lines(boxed)
     print(f"wrote {result_files.write('suite_time.md', out)}")
     return done.returncode
 
